@@ -1,0 +1,103 @@
+//! The seam between the physics description and the machines that step it.
+//!
+//! A [`Backend`] is built from a [`Model`] and advances the fields in chunks of
+//! steps. Both implementations ([`cpu::CpuBackend`], [`gpu::GpuBackend`]) run the
+//! same update equations on the same `Model`; the runner drives them identically.
+pub mod cpu;
+pub mod gpu;
+
+use crate::model::Model;
+use crate::Component;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum BackendError {
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
+    #[error("no usable GPU: {0}")]
+    NoDevice(String),
+    #[error("the plan does not fit: {0}")]
+    DoesNotFit(String),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+}
+
+/// Probe samples taken since the last drain: `[probe][sample component][time]`.
+pub type ProbeBuffers = Vec<Vec<Vec<f32>>>;
+
+/// A machine that steps a [`Model`]'s fields.
+pub trait Backend {
+    /// One line for logs and the HDF5 `backend`/`device` attributes.
+    fn describe(&self) -> String;
+
+    /// Advance steps `n0 .. n0 + count`. `sources` holds `count × model.sources.len()`
+    /// values from [`Model::source_values`]. Every probe whose `every` divides `n + 1`
+    /// is sampled after step `n` into the backend's probe buffers.
+    fn step(&mut self, n0: usize, count: usize, sources: &[f32]) -> Result<(), BackendError>;
+
+    /// Take the probe samples recorded since the last call.
+    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError>;
+
+    /// Copy one component over the box `lo..hi` (grid indices, exclusive), C order.
+    fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError>;
+
+    /// The whole array of one component, shape `grid.dims()`.
+    fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError>;
+}
+
+/// Which probes sample after step `n` (0-based): those with `every | n + 1`.
+pub fn probe_due(every: usize, n: usize) -> bool {
+    (n + 1) % every == 0
+}
+
+/// Helper for backends: empty probe buffers shaped like the model's probes.
+pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
+    model.probes.iter().map(|p| vec![Vec::new(); p.samples.len()]).collect()
+}
+
+/// Which backend the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    Cpu,
+    Gpu,
+    /// The GPU when one exists and the plan fits, else the CPU.
+    Auto,
+}
+
+/// Options that select and size a backend.
+#[derive(Clone, Debug, Default)]
+pub struct BackendOptions {
+    /// CPU threads (0 = all cores).
+    pub threads: usize,
+    /// GPU adapter: index from `fdtd devices`, or a case-insensitive name substring.
+    pub device: Option<String>,
+    /// Fraction of the GPU's memory budget the plan may use (default 0.9).
+    pub gpu_memory_fraction: Option<f64>,
+}
+
+/// Build the chosen backend for `model`. Returns the backend and a one-line note on
+/// why it was chosen (for `auto`).
+pub fn create(
+    model: std::sync::Arc<Model>,
+    choice: BackendChoice,
+    opts: &BackendOptions,
+) -> Result<(Box<dyn Backend>, String), BackendError> {
+    match choice {
+        BackendChoice::Cpu => {
+            let b = cpu::CpuBackend::new(model, opts.threads)?;
+            let d = b.describe();
+            Ok((Box::new(b), d))
+        }
+        BackendChoice::Gpu => gpu::create(model, opts),
+        BackendChoice::Auto => match gpu::create(model.clone(), opts) {
+            Ok((b, d)) => Ok((b, format!("{d} (auto: a GPU is available and the plan fits)"))),
+            Err(e) => {
+                let b = cpu::CpuBackend::new(model, opts.threads)?;
+                let d = format!("{} (auto: {e})", b.describe());
+                Ok((Box::new(b), d))
+            }
+        },
+    }
+}

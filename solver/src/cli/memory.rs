@@ -1,0 +1,102 @@
+//! Host-memory plan of a CPU run, and the check against available RAM.
+use super::fmt::{lengths, si};
+use fdtd::model::Model;
+use fdtd::plan::{human_bytes, Plan};
+
+/// Share of the available RAM a suggestion aims for (headroom for the OS and output).
+const HEADROOM: f64 = 0.9;
+
+/// The CPU backend's buffers plus the run's staging: probe samples of one chunk and
+/// the largest snapshot frame (read from the backend, then deflated by HDF5).
+pub fn cpu_plan(model: &Model, chunk: usize) -> Plan {
+    // The CPU backend keeps the model's u16 material indices.
+    let mut p = Plan::common(model, 2);
+    let samples: usize = model.probes.iter().map(|p| p.samples.len()).sum();
+    if samples > 0 {
+        // f32 values plus f64 times, per sample, per step of a chunk.
+        p.add("probe staging (one chunk)", (chunk * samples * 12) as u64);
+    }
+    let frame = model
+        .snapshots
+        .iter()
+        .flat_map(|s| s.components.iter().map(move |&c| s.component_shape(c, &model.grid)))
+        .map(|sh| sh.iter().map(|&x| x as u64).product::<u64>() * 4)
+        .max();
+    if let Some(frame) = frame {
+        p.add("snapshot staging (largest frame ×2: copy + deflate)", 2 * frame);
+    }
+    let sources = (chunk * model.sources.len() * 4) as u64;
+    if sources > 0 {
+        p.add("source values (one chunk)", sources);
+    }
+    p
+}
+
+/// `MemAvailable` from `/proc/meminfo` (bytes), where the OS has one.
+pub fn available_ram() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix("MemAvailable:")?;
+        let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// Why a plan does not fit, with what would: `needs 30.2 GiB, 21.0 GiB available; ...`.
+pub fn does_not_fit(model: &Model, need: u64, available: u64) -> String {
+    let g = &model.grid;
+    let cells = g.cells().max(1) as f64;
+    let per_cell = need as f64 / cells;
+    let fit_cells = (available as f64 * HEADROOM / per_cell).max(1.0);
+    let scale = (cells / fit_cells).cbrt();
+    let coarser = g.d.map(|d| d * scale);
+    let n = fit_cells.cbrt().floor() as u64;
+    format!(
+        "needs {}, {} available; cells of {} (instead of {}) or a grid of about {n}³ cells would fit, \
+         or use another backend (--backend gpu)",
+        human_bytes(need),
+        human_bytes(available),
+        lengths(coarser.map(round_up_3)),
+        lengths(g.d),
+    )
+}
+
+/// Round a length up to 3 significant digits (a suggested cell must not be too fine).
+fn round_up_3(x: f64) -> f64 {
+    let mag = 10f64.powi(x.abs().log10().floor() as i32 - 2);
+    (x / mag - 1e-9).ceil() * mag
+}
+
+/// One line: `fits: 1.20 GiB of 21.0 GiB available RAM`.
+pub fn verdict(need: u64, available: Option<u64>) -> (bool, String) {
+    match available {
+        Some(a) if need <= a => (
+            true,
+            format!("fits: {} of {} available RAM", human_bytes(need), human_bytes(a)),
+        ),
+        Some(a) => (
+            false,
+            format!("does NOT fit: {} needed, {} available RAM", human_bytes(need), human_bytes(a)),
+        ),
+        None => (
+            true,
+            format!("{} needed; available RAM unknown on this OS (not checked)", human_bytes(need)),
+        ),
+    }
+}
+
+/// For messages: a frequency with its unit.
+pub fn hz(f: f64) -> String {
+    si(f, "Hz")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_up() {
+        assert!((round_up_3(1.2341e-3) - 1.24e-3).abs() < 1e-15);
+        assert!((round_up_3(1e-3) - 1e-3).abs() < 1e-15);
+    }
+}

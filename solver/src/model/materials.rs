@@ -1,0 +1,252 @@
+//! Material painting, edge/face averaging and the coefficient tables.
+//!
+//! Cells take the material of the last object whose shape contains the cell centre.
+//! Field samples then get an *effective* material from the cells around them:
+//!
+//! * E samples sit on cell edges shared by 4 cells: PEC if any of them is PEC,
+//!   else the arithmetic mean of ε and of σ (the tangential-field average of
+//!   Taflove & Hagness §3.12; it is exact for a tangential E at a planar interface).
+//! * H samples sit on face centres shared by 2 cells along the H component's own
+//!   axis: the harmonic mean of μ (the normal component of B is continuous there).
+//!
+//! Each distinct effective material becomes one row of a coefficient table; the
+//! grid stores only a u16 index per sample (gprMax's material-ID scheme).
+use super::{Grid, ModelError};
+use crate::scene::{MaterialKind, Scene};
+use crate::{Component, C0, EPS0, MU0};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// Row flag: the row holds more than one material index.
+pub const MIXED: u32 = u32::MAX;
+
+/// Update coefficients, shared by every sample with the same effective material.
+///
+/// E update: `E ← ca·E + cb·(∇×H)`; H update: `H ← H − db·(∇×E)` (no magnetic loss),
+/// with the spatial differences divided by the cell size in the kernels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CoefTable {
+    /// `[ca, cb]` per E material.
+    pub e: Vec<[f32; 2]>,
+    /// `db` per H material.
+    pub h: Vec<f32>,
+    /// Effective `(eps_r, sigma)` behind each E row (None = PEC), for reports and sources.
+    pub e_props: Vec<Option<(f64, f64)>>,
+    /// Effective `mu_r` behind each H row.
+    pub h_props: Vec<f64>,
+}
+
+impl CoefTable {
+    fn e_index(&mut self, props: Option<(f64, f64)>, dt: f64, cache: &mut HashMap<(u64, u64, bool), u16>) -> u16 {
+        let key = match props {
+            Some((e, s)) => (e.to_bits(), s.to_bits(), false),
+            None => (0, 0, true),
+        };
+        *cache.entry(key).or_insert_with(|| {
+            let (ca, cb) = match props {
+                None => (0.0, 0.0),
+                Some((eps_r, sigma)) => {
+                    let eps = EPS0 * eps_r;
+                    let loss = sigma * dt / (2.0 * eps);
+                    ((1.0 - loss) / (1.0 + loss), (dt / eps) / (1.0 + loss))
+                }
+            };
+            self.e.push([ca as f32, cb as f32]);
+            self.e_props.push(props);
+            (self.e.len() - 1) as u16
+        })
+    }
+
+    fn h_index(&mut self, mu_r: f64, dt: f64, cache: &mut HashMap<u64, u16>) -> u16 {
+        *cache.entry(mu_r.to_bits()).or_insert_with(|| {
+            self.h.push((dt / (MU0 * mu_r)) as f32);
+            self.h_props.push(mu_r);
+            (self.h.len() - 1) as u16
+        })
+    }
+}
+
+/// Per-cell material of the scene: index into `scene.materials`, shape `n` (cells).
+fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
+    let [nx, ny, nz] = grid.n;
+    let d = grid.d;
+    let mut cells = vec![0u16; nx * ny * nz];
+    for obj in &scene.objects {
+        let (lo, hi) = obj.shape.bounds();
+        // Cell index range whose centres can be inside the bounding box.
+        let range = |a: usize| {
+            let first = ((lo[a] / d[a] - 0.5).ceil().max(0.0)) as usize;
+            let last = ((hi[a] / d[a] - 0.5).floor()).min(grid.n[a] as f64 - 1.0);
+            if last < 0.0 {
+                (0, 0)
+            } else {
+                (first, last as usize + 1)
+            }
+        };
+        let (ri, rj, rk) = (range(0), range(1), range(2));
+        let m = obj.material as u16;
+        cells
+            .par_chunks_mut(ny * nz)
+            .enumerate()
+            .filter(|(i, _)| *i >= ri.0 && *i < ri.1)
+            .for_each(|(i, slab)| {
+                for j in rj.0..rj.1 {
+                    for k in rk.0..rk.1 {
+                        let c = [(i as f64 + 0.5) * d[0], (j as f64 + 0.5) * d[1], (k as f64 + 0.5) * d[2]];
+                        if obj.shape.contains(c) {
+                            slab[j * nz + k] = m;
+                        }
+                    }
+                }
+            });
+    }
+    cells
+}
+
+/// Build the coefficient table and the per-component material indices.
+pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>; 6]), ModelError> {
+    let cells = paint(scene, grid);
+    let [nx, ny, nz] = grid.n;
+    let dims = grid.dims();
+    let dt = grid.dt;
+    let cell = |i: isize, j: isize, k: isize| -> u16 {
+        // Samples on the domain faces see the cells just inside (clamped);
+        // the face's own boundary condition takes care of the rest.
+        let i = i.clamp(0, nx as isize - 1) as usize;
+        let j = j.clamp(0, ny as isize - 1) as usize;
+        let k = k.clamp(0, nz as isize - 1) as usize;
+        cells[(i * ny + j) * nz + k]
+    };
+    let props = |m: u16| &scene.materials[m as usize].kind;
+
+    let mut table = CoefTable::default();
+    let mut ecache = HashMap::new();
+    let mut hcache = HashMap::new();
+    // Pure materials first, so uniform regions share the same small indices.
+    let mut pure_e = Vec::new();
+    let mut pure_h = Vec::new();
+    for m in &scene.materials {
+        match m.kind {
+            MaterialKind::Pec => {
+                pure_e.push(table.e_index(None, dt, &mut ecache));
+                pure_h.push(table.h_index(1.0, dt, &mut hcache));
+            }
+            MaterialKind::Dielectric { eps_r, mu_r, sigma } => {
+                pure_e.push(table.e_index(Some((eps_r, sigma)), dt, &mut ecache));
+                pure_h.push(table.h_index(mu_r, dt, &mut hcache));
+            }
+        }
+    }
+
+    let mut mat: [Vec<u16>; 6] = std::array::from_fn(|_| vec![0u16; grid.len()]);
+    for comp in Component::ALL {
+        let out = &mut mat[comp.index()];
+        let a = comp.axis();
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        for i in 0..dims[0] {
+            for j in 0..dims[1] {
+                for k in 0..dims[2] {
+                    let p = [i as isize, j as isize, k as isize];
+                    // Cells around the sample: offsets of -1/0 along the axes where the
+                    // sample sits on a grid plane, 0 along the staggered ones.
+                    let mut around = [0u16; 4];
+                    let mut count = 0;
+                    let offs: &[[isize; 3]] = if comp.is_electric() {
+                        // Edge along `a`: cells at (b-1|b, c-1|c).
+                        &[[0, 0, 0], [0, -1, 0], [0, 0, -1], [0, -1, -1]]
+                    } else {
+                        // Face normal to `a`: cells at a-1 and a.
+                        &[[0, 0, 0], [-1, 0, 0]]
+                    };
+                    for o in offs {
+                        // o is expressed in (a, b, c) order.
+                        let mut q = p;
+                        q[a] += o[0];
+                        q[b] += o[1];
+                        q[c] += o[2];
+                        around[count] = cell(q[0], q[1], q[2]);
+                        count += 1;
+                    }
+                    let around = &around[..count];
+                    let idx = grid.idx(i, j, k);
+                    if around.iter().all(|&m| m == around[0]) {
+                        out[idx] = if comp.is_electric() {
+                            pure_e[around[0] as usize]
+                        } else {
+                            pure_h[around[0] as usize]
+                        };
+                        continue;
+                    }
+                    out[idx] = if comp.is_electric() {
+                        let mut pec = false;
+                        let (mut eps, mut sig) = (0.0, 0.0);
+                        for &m in around {
+                            match *props(m) {
+                                MaterialKind::Pec => pec = true,
+                                MaterialKind::Dielectric { eps_r, sigma, .. } => {
+                                    eps += eps_r;
+                                    sig += sigma;
+                                }
+                            }
+                        }
+                        let n = around.len() as f64;
+                        let p = if pec { None } else { Some((eps / n, sig / n)) };
+                        table.e_index(p, dt, &mut ecache)
+                    } else {
+                        let inv: f64 = around
+                            .iter()
+                            .map(|&m| match *props(m) {
+                                MaterialKind::Pec => 1.0,
+                                MaterialKind::Dielectric { mu_r, .. } => 1.0 / mu_r,
+                            })
+                            .sum();
+                        table.h_index(around.len() as f64 / inv, dt, &mut hcache)
+                    };
+                }
+            }
+        }
+        if table.e.len() > u16::MAX as usize || table.h.len() > u16::MAX as usize {
+            return Err(ModelError::TooManyMaterials(table.e.len().max(table.h.len())));
+        }
+    }
+    // Padding samples (half-integer positions past the last cell) never get updated;
+    // they keep whatever index they got, which is harmless.
+    Ok((table, mat))
+}
+
+/// Uniform-row flags for one component (see [`super::Model::rows`]).
+pub(super) fn row_flags(mat: &[u16], grid: &Grid) -> Vec<u32> {
+    let nz1 = grid.dims()[2];
+    mat.par_chunks(nz1)
+        .map(|row| {
+            if row.iter().all(|&m| m == row[0]) {
+                row[0] as u32
+            } else {
+                MIXED
+            }
+        })
+        .collect()
+}
+
+/// (max source frequency, min cells per wavelength there) for the resolution warning.
+pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
+    let fmax = scene
+        .sources
+        .iter()
+        .map(|s| s.waveform.max_frequency())
+        .fold(0.0, f64::max);
+    if fmax <= 0.0 {
+        return None;
+    }
+    let nmax = scene
+        .materials
+        .iter()
+        .map(|m| match m.kind {
+            MaterialKind::Pec => 1.0,
+            MaterialKind::Dielectric { eps_r, mu_r, .. } => (eps_r * mu_r).sqrt(),
+        })
+        .fold(1.0, f64::max);
+    let lambda = C0 / (fmax * nmax);
+    let dmax = grid.d.iter().cloned().fold(0.0, f64::max);
+    Some((fmax, lambda / dmax))
+}

@@ -1,0 +1,149 @@
+//! The discretised problem: everything a backend needs, and nothing about devices.
+//!
+//! Built once from a [`Scene`] by [`Model::discretize`]; both backends execute the
+//! same `Model`, so they run the same update equations on the same numbers.
+mod cpml;
+mod grid;
+mod materials;
+mod points;
+
+pub use cpml::{CpmlLayer, Profile};
+pub use grid::Grid;
+pub use materials::{CoefTable, MIXED};
+pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
+
+use crate::scene::{Boundary, Scene, SourceKind};
+use thiserror::Error;
+
+/// Boundary kind of one face, as the kernels see it. CPML faces are PEC-backed;
+/// their absorbing layer lives inside the grid and is described by [`CpmlLayer`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaceKind {
+    Pec,
+    Pmc,
+    Periodic,
+    Cpml,
+}
+
+impl FaceKind {
+    pub fn code(self) -> u32 {
+        match self {
+            FaceKind::Pec => 0,
+            FaceKind::Pmc => 1,
+            FaceKind::Periodic => 2,
+            FaceKind::Cpml => 3,
+        }
+    }
+}
+
+/// A discretised scene.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub grid: Grid,
+    /// Faces in the order x-, x+, y-, y+, z-, z+.
+    pub faces: [FaceKind; 6],
+    pub coefs: CoefTable,
+    /// Per component (Ex..Hz), a material index for every sample, shape `grid.dims()`.
+    /// E components index `coefs.e`, H components index `coefs.h`.
+    pub mat: [Vec<u16>; 6],
+    /// Per component and `(i, j)` row: the row's material index if every sample of the
+    /// row has the same one, else [`MIXED`]. Lets kernels skip index reads in uniform rows.
+    pub rows: [Vec<u32>; 6],
+    pub cpml: Vec<CpmlLayer>,
+    pub sources: Vec<PointSource>,
+    pub probes: Vec<PointProbe>,
+    pub snapshots: Vec<SnapshotRegion>,
+    /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
+    pub resolution: Option<(f64, f64)>,
+}
+
+#[derive(Debug, Error)]
+pub enum ModelError {
+    #[error("Courant factor {0} is not in (0, 1]: the Yee scheme is unstable above 1")]
+    Courant(f64),
+    #[error("{what} `{name}` at {pos:?} m lies outside the grid (domain {size:?} m)")]
+    OutsideGrid {
+        what: &'static str,
+        name: String,
+        pos: [f64; 3],
+        size: [f64; 3],
+    },
+    #[error("periodic boundary on {0} needs both faces of that axis periodic")]
+    PeriodicMismatch(&'static str),
+    #[error("CPML layers on axis {axis} ({cells} cells on each side) leave no interior in {n} cells")]
+    CpmlTooThick { axis: char, cells: usize, n: usize },
+    #[error("the scene makes {0} distinct averaged materials; at most 65535 are supported")]
+    TooManyMaterials(usize),
+    #[error("the grid needs at least 1 cell per axis and at least 2 along any axis with a CPML (got {0:?})")]
+    TooSmall([usize; 3]),
+    #[error("the run has zero time steps")]
+    NoSteps,
+}
+
+impl Model {
+    /// Discretise a scene onto its Yee grid.
+    pub fn discretize(scene: &Scene) -> Result<Model, ModelError> {
+        let courant = scene.time.courant;
+        if !(courant > 0.0 && courant <= 1.0) {
+            return Err(ModelError::Courant(courant));
+        }
+        let grid = Grid::new(scene.domain.cells, scene.domain.cell_size, courant, scene.time.end);
+        if grid.n.iter().any(|&n| n == 0) {
+            return Err(ModelError::TooSmall(grid.n));
+        }
+        if grid.steps == 0 {
+            return Err(ModelError::NoSteps);
+        }
+        let mut faces = [FaceKind::Pec; 6];
+        for (f, b) in scene.boundaries.faces.iter().enumerate() {
+            faces[f] = match b {
+                Boundary::Pec => FaceKind::Pec,
+                Boundary::Pmc => FaceKind::Pmc,
+                Boundary::Periodic => FaceKind::Periodic,
+                Boundary::Cpml(_) => FaceKind::Cpml,
+            };
+        }
+        for a in 0..3 {
+            let (lo, hi) = (faces[2 * a], faces[2 * a + 1]);
+            if (lo == FaceKind::Periodic) != (hi == FaceKind::Periodic) {
+                return Err(ModelError::PeriodicMismatch(["x", "y", "z"][a]));
+            }
+        }
+        let cpml = cpml::layers(&grid, &scene.boundaries)?;
+        let (coefs, mat) = materials::build(scene, &grid)?;
+        let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
+        let sources = points::sources(scene, &grid, &coefs, &mat)?;
+        let probes = points::probes(scene, &grid)?;
+        let snapshots = points::snapshots(scene, &grid);
+        let resolution = materials::resolution(scene, &grid);
+        Ok(Model {
+            grid,
+            faces,
+            coefs,
+            mat,
+            rows,
+            cpml,
+            sources,
+            probes,
+            snapshots,
+            resolution,
+        })
+    }
+
+    /// Source values for steps `n0 .. n0 + count`, laid out `[step][source]`,
+    /// evaluated in f64 at each source's own time within the step (see [`PointSource::time`]).
+    pub fn source_values(&self, n0: usize, count: usize) -> Vec<f32> {
+        let mut v = Vec::with_capacity(count * self.sources.len());
+        for n in n0..n0 + count {
+            for s in &self.sources {
+                v.push(s.value(n, self.grid.dt) as f32);
+            }
+        }
+        v
+    }
+
+    /// Whether any source is soft (adds current) rather than hard.
+    pub fn has_soft_sources(&self) -> bool {
+        self.sources.iter().any(|s| s.kind == SourceKind::Current)
+    }
+}

@@ -1,0 +1,38 @@
+//! HDF5 output: one file per run, written as the run goes.
+//!
+//! [`Hdf5Sink`] implements [`crate::runner::Sink`]: probe series and snapshot frames
+//! are appended to extendable datasets as the runner hands them over, and the file
+//! is flushed after every chunk of steps, so a crash loses at most the last chunk and
+//! a stopped run still closes a valid file.
+//!
+//! # Layout
+//!
+//! ```text
+//! /                          attrs: fdtd_version, scene (TOML text), scene_path, backend,
+//!                                   device, precision ("float32"), dx, dy, dz, dt (s),
+//!                                   steps (planned), shape [nx, ny, nz] (cells), courant,
+//!                                   status ("running" | "complete" | "interrupted" | "failed"),
+//!                                   steps_done, index_convention
+//! /probes/<name>             attrs: requested_position (m), every
+//! /probes/<name>/time        f64[n]  s, times of the E components' samples
+//! /probes/<name>/time_h      f64[n]  s, times of the H components' samples (half a step earlier)
+//! /probes/<name>/<Ex..Hz>    f32[n]  attrs: position (m, the real sample), index [i, j, k],
+//!                                    every, units, time (name of its time dataset)
+//! /snapshots/<name>          attrs: every, index_lo, index_hi (the region in node indices)
+//! /snapshots/<name>/time     f64[frames]  s, time of the E components of each frame
+//! /snapshots/<name>/<comp>   f32[frames, a, b, c]  one frame per chunk, shuffle + deflate;
+//!                                    attrs: every, index_lo, index_hi (this component's
+//!                                    samples, exclusive), origin (m, position of sample
+//!                                    index_lo), spacing [dx, dy, dz], units, and on H
+//!                                    components h_time_offset = -dt/2 (s)
+//! ```
+//!
+//! Beside `run.h5` a `run.xdmf` (XDMF 3) is written when the run has snapshots, so
+//! ParaView can open the snapshots as a time series (see [`xdmf`]).
+mod hdf5;
+pub mod xdmf;
+
+pub use self::hdf5::{exit_interrupted, Hdf5Options, Hdf5Sink, OutputError, INDEX_CONVENTION};
+
+#[cfg(test)]
+mod tests;

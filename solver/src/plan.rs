@@ -1,0 +1,85 @@
+//! Memory plan: every buffer a backend will allocate, counted before allocation.
+use crate::model::Model;
+use std::fmt;
+
+/// One named buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// Every buffer of a run on one backend, with their total.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    pub buffers: Vec<Buffer>,
+}
+
+impl Plan {
+    pub fn add(&mut self, name: impl Into<String>, bytes: u64) {
+        self.buffers.push(Buffer {
+            name: name.into(),
+            bytes,
+        });
+    }
+
+    pub fn total(&self) -> u64 {
+        self.buffers.iter().map(|b| b.bytes).sum()
+    }
+
+    /// The buffers shared by both backends' layouts: fields, material indices, row
+    /// flags, coefficient tables, CPML ψ arrays. `index_bytes` is the width of one
+    /// material index as the backend stores it.
+    pub fn common(model: &Model, index_bytes: u64) -> Plan {
+        let g = &model.grid;
+        let n = g.len() as u64;
+        let mut p = Plan::default();
+        p.add("fields E (Ex, Ey, Ez; f32)", 3 * 4 * n);
+        p.add("fields H (Hx, Hy, Hz; f32)", 3 * 4 * n);
+        p.add(format!("material indices (6 components; {index_bytes} B each)"), 6 * index_bytes * n);
+        let rows = 6 * 4 * (model.rows[0].len() as u64);
+        p.add("uniform-row flags (6 components; u32)", rows);
+        p.add(
+            "coefficient tables",
+            (model.coefs.e.len() * 8 + model.coefs.h.len() * 4) as u64,
+        );
+        let psi: u64 = model
+            .cpml
+            .iter()
+            .map(|l| {
+                let e = l.psi_dims(g, true).iter().map(|&x| x as u64).product::<u64>();
+                let h = l.psi_dims(g, false).iter().map(|&x| x as u64).product::<u64>();
+                2 * 4 * (e + h)
+            })
+            .sum();
+        if psi > 0 {
+            p.add(format!("CPML auxiliaries ψ ({} layers; f32)", model.cpml.len()), psi);
+        }
+        p
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in &self.buffers {
+            writeln!(f, "  {:<52} {:>12}", b.name, human_bytes(b.bytes))?;
+        }
+        write!(f, "  {:<52} {:>12}", "total", human_bytes(self.total()))
+    }
+}
+
+/// `1.50 GiB`-style sizes.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
