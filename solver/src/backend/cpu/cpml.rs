@@ -8,85 +8,201 @@
 //! H_a1 += +db·((1/κ−1)·∂a E_a2 + ψ),   H_a2 += −db·((1/κ−1)·∂a E_a1 + ψ)
 //! ψ ← b·ψ + a·∂a F   (updated before use)
 //! ```
-use crate::model::{CpmlLayer, FaceKind, Model, Profile};
-use rayon::prelude::*;
+use crate::model::{FaceKind, Model, MIXED};
 
-/// Split out one mutable component and one shared component.
-fn pair(f: &mut [Vec<f32>; 6], t: usize, s: usize) -> (&mut [f32], &[f32]) {
-    assert_ne!(t, s);
-    if t < s {
-        let (lo, hi) = f.split_at_mut(s);
-        (&mut lo[t], &hi[0])
-    } else {
-        let (lo, hi) = f.split_at_mut(t);
-        (&mut hi[0], &lo[s])
-    }
-}
-
-/// One correction pass: target component `tc` from the derivative of `sc` along the
-/// layer axis, with sign `sgn`, into ψ array `psi`.
-struct Pass<'a> {
-    tc: usize,
-    sc: usize,
+/// One correction pass of one layer: target component `tc` from the derivative of
+/// `sc` along the layer axis, with sign `sgn`, into ψ array `slot` of the layer.
+#[derive(Clone, Debug)]
+pub struct Pass {
+    pub layer: usize,
+    pub slot: usize,
+    pub tc: usize,
+    pub sc: usize,
     sgn: f32,
-    prof: &'a Profile,
+    axis: usize,
     first: usize,
     /// Index range of the target samples along each axis (the layer axis included).
-    range: [(usize, usize); 3],
+    pub range: [(usize, usize); 3],
+    /// Derivative stencil offsets: `d = (S[p + hi_off] − S[p − lo_off])·inv`.
+    hi_off: usize,
+    lo_off: usize,
+    inv: f32,
+    /// Strides of the ψ array along x and y.
+    psx: usize,
+    psy: usize,
 }
 
-fn run(m: &Model, l: &CpmlLayer, f: &mut [Vec<f32>; 6], psi: &mut [f32], p: Pass) {
+impl Pass {
+    /// The number of x-slabs the ψ array has, and the first grid slab it maps to.
+    pub fn psi_slabs(&self, m: &Model) -> (usize, usize) {
+        if self.axis == 0 {
+            (self.range[0].1 - self.range[0].0, self.first)
+        } else {
+            (m.grid.dims()[0], 0)
+        }
+    }
+    pub fn psi_slab_len(&self) -> usize {
+        self.psx
+    }
+}
+
+/// Every correction pass of the model's layers, E passes (slots 0, 1) and H passes
+/// (slots 2, 3). See the module doc for the equations.
+pub fn passes(m: &Model) -> Vec<Pass> {
     let g = &m.grid;
-    let a = l.axis;
-    let [sx, sy, _] = g.strides();
-    let stride_a = g.strides()[a];
-    let inv = g.inv_d()[a];
-    let electric = p.tc < 3;
-    // Derivative stencil: E targets use S[p] − S[p−a], H targets S[p+a] − S[p].
-    let (hi_off, lo_off) = if electric { (0, stride_a) } else { (stride_a, 0) };
-    let mut pd = g.dims();
-    pd[a] = p.prof.len();
-    let (psx, psy) = (pd[1] * pd[2], pd[2]);
-    let mat = &m.mat[p.tc][..];
-    let coef_e = &m.coefs.e[..];
-    let coef_h = &m.coefs.h[..];
-    let (target, src) = pair(f, p.tc, p.sc);
-    let [(x0, x1), (y0, y1), (z0, z1)] = p.range;
-    if x1 <= x0 || y1 <= y0 || z1 <= z0 {
+    let n = g.n;
+    let mut out = Vec::new();
+    for (li, l) in m.cpml.iter().enumerate() {
+        let a = l.axis;
+        let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
+        let stride_a = g.strides()[a];
+        let inv = g.inv_d()[a];
+        for (slot, tc, sc, sgn) in [(0, a1, a2, -1.0), (1, a2, a1, 1.0), (2, a1, a2, 1.0), (3, a2, a1, -1.0)] {
+            let electric = slot < 2;
+            let (prof, first) = if electric { (&l.e, l.e_first) } else { (&l.h, l.h_first) };
+            let mut range = if electric {
+                [0, 1, 2].map(|u| e_range(m, tc, u))
+            } else {
+                // H_tc: integer along its own axis (0..=n), half-integer along the others.
+                [0, 1, 2].map(|u| if u == tc { (0, n[u] + 1) } else { (0, n[u]) })
+            };
+            range[a] = (first, first + prof.len());
+            let mut pd = g.dims();
+            pd[a] = prof.len();
+            out.push(Pass {
+                layer: li,
+                slot,
+                tc: if electric { tc } else { 3 + tc },
+                sc: if electric { 3 + sc } else { sc },
+                sgn,
+                axis: a,
+                first,
+                range,
+                hi_off: if electric { 0 } else { stride_a },
+                lo_off: if electric { stride_a } else { 0 },
+                inv,
+                psx: pd[1] * pd[2],
+                psy: pd[2],
+            });
+        }
+    }
+    out
+}
+
+/// Apply pass `p` to row `(i, j)` of its target: `tslab` is the target's x-slab `i`,
+/// `src` the whole source component, `pslab` the ψ array's slab for `i`.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn correct_row(m: &Model, p: &Pass, i: usize, j: usize, tslab: &mut [f32], src: &[f32], pslab: &mut [f32]) {
+    let [(_, _), (y0, y1), (z0, z1)] = p.range;
+    if j < y0 || j >= y1 || z1 <= z0 {
         return;
     }
-    let px0 = if a == 0 { x0 - p.first } else { x0 };
-    target
-        .par_chunks_mut(sx)
-        .skip(x0)
-        .take(x1 - x0)
-        .zip(psi.par_chunks_mut(psx).skip(px0).take(x1 - x0))
-        .enumerate()
-        .for_each(|(di, (tslab, pslab))| {
-            let i = x0 + di;
-            for j in y0..y1 {
-                let r = i * sx + j * sy; // flat (i, j, 0)
-                let pj = if a == 1 { j - p.first } else { j };
-                for k in z0..z1 {
-                    let t = match a {
-                        0 => i - p.first,
-                        1 => j - p.first,
-                        _ => k - p.first,
-                    };
-                    let pk = if a == 2 { t } else { k };
-                    let flat = r + k;
-                    let d = (src[flat + hi_off] - src[flat - lo_off]) * inv;
-                    let ps = &mut pslab[pj * psy + pk];
-                    *ps = p.prof.b[t] * *ps + p.prof.a[t] * d;
-                    let coef = if electric {
-                        coef_e[mat[flat] as usize][1]
-                    } else {
-                        coef_h[mat[flat] as usize]
-                    };
-                    tslab[j * sy + k] += p.sgn * coef * (p.prof.kinv[t] * d + *ps);
-                }
+    let prof = {
+        let l = &m.cpml[p.layer];
+        if p.slot < 2 {
+            &l.e
+        } else {
+            &l.h
+        }
+    };
+    let g = &m.grid;
+    let [sx, sy, _] = g.strides();
+    let r = i * sx + j * sy; // flat (i, j, 0)
+    let pj = if p.axis == 1 { j - p.first } else { j };
+    let pk0 = if p.axis == 2 { z0 - p.first } else { z0 };
+    let flag = m.rows[p.tc][i * g.dims()[1] + j];
+    let electric = p.tc < 3;
+    let coef = if flag != MIXED {
+        RowCoef::Uniform(if electric {
+            m.coefs.e[flag as usize][1]
+        } else {
+            m.coefs.h[flag as usize]
+        })
+    } else if electric {
+        RowCoef::MixedE(&m.mat[p.tc][r + z0..r + z1], &m.coefs.e)
+    } else {
+        RowCoef::MixedH(&m.mat[p.tc][r + z0..r + z1], &m.coefs.h)
+    };
+    let t = &mut tslab[j * sy + z0..j * sy + z1];
+    let s1 = &src[r + z0 + p.hi_off..];
+    let s0 = &src[r + z0 - p.lo_off..];
+    let ps = &mut pslab[pj * p.psy + pk0..];
+    if p.axis == 2 {
+        let pr = Varying(&prof.b[pk0..], &prof.a[pk0..], &prof.kinv[pk0..]);
+        row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
+    } else {
+        let tt = if p.axis == 0 { i - p.first } else { j - p.first };
+        let pr = Constant(prof.b[tt], prof.a[tt], prof.kinv[tt]);
+        row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
+    }
+}
+
+/// CPML constants along one row: constant for x/y layers, varying with k for z layers.
+trait RowProfile: Sized {
+    fn at(&self, k: usize) -> (f32, f32, f32);
+    /// Cut to `n` samples, so the row loop has no bounds checks and vectorises.
+    fn truncate(self, _n: usize) -> Self {
+        self
+    }
+}
+
+struct Constant(f32, f32, f32);
+
+impl RowProfile for Constant {
+    #[inline(always)]
+    fn at(&self, _: usize) -> (f32, f32, f32) {
+        (self.0, self.1, self.2)
+    }
+}
+
+struct Varying<'a>(&'a [f32], &'a [f32], &'a [f32]);
+
+impl RowProfile for Varying<'_> {
+    #[inline(always)]
+    fn at(&self, k: usize) -> (f32, f32, f32) {
+        (self.0[k], self.1[k], self.2[k])
+    }
+    fn truncate(self, n: usize) -> Self {
+        Varying(&self.0[..n], &self.1[..n], &self.2[..n])
+    }
+}
+
+/// The coefficient multiplying a row's correction (E: cb, H: db).
+enum RowCoef<'a> {
+    Uniform(f32),
+    MixedE(&'a [u16], &'a [[f32; 2]]),
+    MixedH(&'a [u16], &'a [f32]),
+}
+
+/// One row of corrections: `ψ ← b·ψ + a·d; t += sgn·coef·(kinv·d + ψ)` with
+/// `d = (s1 − s0)·inv`. All slices start at the row's first updated sample.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn row<P: RowProfile>(t: &mut [f32], s1: &[f32], s0: &[f32], psi: &mut [f32], prof: P, inv: f32, sgn: f32, coef: RowCoef) {
+    let n = t.len();
+    let (s1, s0, psi) = (&s1[..n], &s0[..n], &mut psi[..n]);
+    let prof = prof.truncate(n);
+    let mut go = |c: &dyn Fn(usize) -> f32| {
+        for k in 0..n {
+            let (b, a, kinv) = prof.at(k);
+            let d = (s1[k] - s0[k]) * inv;
+            psi[k] = b * psi[k] + a * d;
+            t[k] += sgn * c(k) * (kinv * d + psi[k]);
+        }
+    };
+    match coef {
+        RowCoef::Uniform(c) => {
+            for k in 0..n {
+                let (b, a, kinv) = prof.at(k);
+                let d = (s1[k] - s0[k]) * inv;
+                psi[k] = b * psi[k] + a * d;
+                t[k] += sgn * c * (kinv * d + psi[k]);
             }
-        });
+        }
+        RowCoef::MixedE(mat, table) => go(&|k| table[mat[k] as usize][1]),
+        RowCoef::MixedH(mat, table) => go(&|k| table[mat[k] as usize]),
+    }
 }
 
 /// Index range along axis `u` of E component `ec`'s samples that are updated
@@ -105,54 +221,4 @@ fn e_range(m: &Model, ec: usize, u: usize) -> (usize, usize) {
         _ => n,
     };
     (lo, hi)
-}
-
-/// CPML corrections to E for one layer (after the bulk E update).
-pub fn correct_e(m: &Model, l: &CpmlLayer, f: &mut [Vec<f32>; 6], psi: &mut [Vec<f32>; 4]) {
-    let a = l.axis;
-    let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
-    for (slot, tc, sc, sgn) in [(0, a1, a2, -1.0), (1, a2, a1, 1.0)] {
-        let mut range = [0, 1, 2].map(|u| e_range(m, tc, u));
-        range[a] = (l.e_first, l.e_first + l.e.len());
-        run(
-            m,
-            l,
-            f,
-            &mut psi[slot],
-            Pass {
-                tc,
-                sc: 3 + sc,
-                sgn,
-                prof: &l.e,
-                first: l.e_first,
-                range,
-            },
-        );
-    }
-}
-
-/// CPML corrections to H for one layer (after the bulk H update).
-pub fn correct_h(m: &Model, l: &CpmlLayer, f: &mut [Vec<f32>; 6], psi: &mut [Vec<f32>; 4]) {
-    let a = l.axis;
-    let n = m.grid.n;
-    let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
-    for (slot, tc, sc, sgn) in [(2, a1, a2, 1.0), (3, a2, a1, -1.0)] {
-        // H_tc: integer along its own axis (0..=n), half-integer along the others (0..n).
-        let mut range = [0, 1, 2].map(|u| if u == tc { (0, n[u] + 1) } else { (0, n[u]) });
-        range[a] = (l.h_first, l.h_first + l.h.len());
-        run(
-            m,
-            l,
-            f,
-            &mut psi[slot],
-            Pass {
-                tc: 3 + tc,
-                sc,
-                sgn,
-                prof: &l.h,
-                first: l.h_first,
-                range,
-            },
-        );
-    }
 }

@@ -1,10 +1,13 @@
 //! CPU backend: structure-of-arrays f32 fields, rayon over x-slabs.
 //!
 //! One step, in this order (the GPU backend follows the same order):
-//! 1. H bulk update ([`update::update_h`]), then CPML corrections to H.
+//! 1. H bulk update with the CPML corrections to H ([`update::update_h`]).
 //! 2. Magnetic sources (soft add / hard set).
-//! 3. E bulk update on interior samples, E on PMC/periodic face planes
-//!    ([`boundary`]), then CPML corrections to E.
+//! 3. E on PMC/periodic face planes ([`boundary`]), then the E bulk update on
+//!    interior samples with the CPML corrections to E.
+//!
+//! CPML corrections are applied row by row right after the bulk update of the same
+//! row (still in cache), to every sample of the layer, face-plane samples included.
 //! 4. Electric sources, then periodic copies of the high face planes.
 //! 5. Probe sampling.
 mod boundary;
@@ -28,6 +31,8 @@ pub struct CpuBackend {
     psi: Vec<[Vec<f32>; 4]>,
     probes: ProbeBuffers,
     pool: rayon::ThreadPool,
+    /// CPML correction passes, fused into the bulk sweeps.
+    passes: Vec<cpml::Pass>,
 }
 
 impl CpuBackend {
@@ -50,6 +55,7 @@ impl CpuBackend {
             .map_err(|e| BackendError::NoDevice(format!("cannot start CPU threads: {e}")))?;
         Ok(CpuBackend {
             probes: empty_probe_buffers(&model),
+            passes: cpml::passes(&model),
             model,
             fields,
             psi,
@@ -64,17 +70,14 @@ impl CpuBackend {
 }
 
 /// One full time step `n`; `src` holds this step's source values.
-fn step_one(m: &Model, f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]], probes: &mut ProbeBuffers, n: usize, src: &[f32]) {
-    update::update_h(m, f);
-    for (l, psi) in m.cpml.iter().zip(psi.iter_mut()) {
-        cpml::correct_h(m, l, f, psi);
-    }
+#[allow(clippy::too_many_arguments)]
+fn step_one(m: &Model, passes: &[cpml::Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]], probes: &mut ProbeBuffers, n: usize, src: &[f32]) {
+    update::update_h(m, passes, f, psi);
     apply_sources(m, f, src, false);
-    update::update_e(m, f);
+    // Face planes first: they are disjoint from the bulk samples and read only H, and
+    // the CPML corrections fused into the bulk sweep must come after them.
     boundary::update_e_faces(m, f);
-    for (l, psi) in m.cpml.iter().zip(psi.iter_mut()) {
-        cpml::correct_e(m, l, f, psi);
-    }
+    update::update_e(m, passes, f, psi);
     apply_sources(m, f, src, true);
     boundary::periodic_copies(m, f);
     for (p, bufs) in m.probes.iter().zip(probes.iter_mut()) {
@@ -112,10 +115,11 @@ impl Backend for CpuBackend {
             psi,
             probes,
             pool,
+            passes,
         } = self;
         pool.install(|| {
             for s in 0..count {
-                step_one(model, &mut fields.0, psi, probes, n0 + s, &sources[s * ns..(s + 1) * ns]);
+                step_one(model, passes, &mut fields.0, psi, probes, n0 + s, &sources[s * ns..(s + 1) * ns]);
             }
         });
         Ok(())

@@ -3,8 +3,53 @@
 //! Rows (fixed i, j) are contiguous in z. A row whose material index is uniform
 //! ([`Model::rows`]) uses one coefficient and reads no indices, so the inner loop is
 //! a pure stream that LLVM vectorises; mixed rows read the u16 index per sample.
+use super::cpml::{correct_row, Pass};
 use crate::model::{Model, MIXED};
 use rayon::prelude::*;
+
+/// ψ slabs of one x-slab: `(pass index, ψ slab)` for every pass that touches it.
+type SlabPsi<'a> = Vec<(usize, &'a mut [f32])>;
+
+/// Split the ψ arrays of the passes with the given slots (0, 1: E; 2, 3: H) into
+/// per-x-slab pieces, so each rayon task owns the ψ of its own slab.
+fn slab_psi<'a>(m: &Model, passes: &[Pass], psi: &'a mut [[Vec<f32>; 4]], electric: bool) -> Vec<SlabPsi<'a>> {
+    let mut out: Vec<SlabPsi> = (0..m.grid.dims()[0]).map(|_| Vec::new()).collect();
+    for (li, layer) in psi.iter_mut().enumerate() {
+        for (slot, arr) in layer.iter_mut().enumerate() {
+            if (slot < 2) != electric {
+                continue;
+            }
+            let pi = 4 * li + slot; // passes() emits 4 per layer, in slot order
+            let p = &passes[pi];
+            let (count, first) = p.psi_slabs(m);
+            for (s, chunk) in arr.chunks_mut(p.psi_slab_len()).take(count).enumerate() {
+                out[first + s].push((pi, chunk));
+            }
+        }
+    }
+    out
+}
+
+/// CPML corrections of x-slab `i`, row `j`, for every pass in `work` (fused into the
+/// bulk sweep so the row is still in cache).
+#[inline]
+fn correct_rows(
+    m: &Model,
+    passes: &[Pass],
+    work: &mut SlabPsi,
+    i: usize,
+    j: usize,
+    t: &mut [&mut [f32]; 3],
+    src: [&[f32]; 3],
+) {
+    for (pi, ps) in work.iter_mut() {
+        let p = &passes[*pi];
+        if i < p.range[0].0 || i >= p.range[0].1 {
+            continue;
+        }
+        correct_row(m, p, i, j, t[p.tc % 3], src[p.sc % 3], ps);
+    }
+}
 
 /// `out[k] -= coef(k) * ((a1[k] - a0[k]) * ia - (b1[k] - b0[k]) * ib)`: the shape of
 /// every H component update (see the table in `update_h`).
@@ -64,7 +109,8 @@ fn e_row(
 /// Hy[i,j,k] -= db·((Ex[i,j,k+1]-Ex[i,j,k])/dz - (Ez[i+1,j,k]-Ez[i,j,k])/dx)  i<nx, j≤ny, k<nz
 /// Hz[i,j,k] -= db·((Ey[i+1,j,k]-Ey[i,j,k])/dx - (Ex[i,j+1,k]-Ex[i,j,k])/dy)  i<nx, j<ny, k≤nz
 /// ```
-pub fn update_h(m: &Model, f: &mut [Vec<f32>; 6]) {
+pub fn update_h(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]]) {
+    let work = slab_psi(m, passes, psi, false);
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();
@@ -78,8 +124,9 @@ pub fn update_h(m: &Model, f: &mut [Vec<f32>; 6]) {
     hx.par_chunks_mut(sx)
         .zip(hy.par_chunks_mut(sx))
         .zip(hz.par_chunks_mut(sx))
+        .zip(work)
         .enumerate()
-        .for_each(|(i, ((hx, hy), hz))| {
+        .for_each(|(i, (((hx, hy), hz), mut work))| {
             let s = i * sx;
             for j in 0..=ny {
                 let r = s + j * sy; // flat index of (i, j, 0)
@@ -126,6 +173,9 @@ pub fn update_h(m: &Model, f: &mut [Vec<f32>; 6]) {
                         );
                     }
                 }
+                if !work.is_empty() {
+                    correct_rows(m, passes, &mut work, i, j, &mut [&mut *hx, &mut *hy, &mut *hz], [ex, ey, ez]);
+                }
             }
         });
 }
@@ -138,7 +188,8 @@ pub fn update_h(m: &Model, f: &mut [Vec<f32>; 6]) {
 /// Ey[i,j,k] = ca·Ey + cb·((Hx[i,j,k]-Hx[i,j,k-1])/dz - (Hz[i,j,k]-Hz[i-1,j,k])/dx)  0<i<nx, j<ny, 0<k<nz
 /// Ez[i,j,k] = ca·Ez + cb·((Hy[i,j,k]-Hy[i-1,j,k])/dx - (Hx[i,j,k]-Hx[i,j-1,k])/dy)  0<i<nx, 0<j<ny, k<nz
 /// ```
-pub fn update_e(m: &Model, f: &mut [Vec<f32>; 6]) {
+pub fn update_e(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]]) {
+    let work = slab_psi(m, passes, psi, true);
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();
@@ -152,8 +203,9 @@ pub fn update_e(m: &Model, f: &mut [Vec<f32>; 6]) {
     ex.par_chunks_mut(sx)
         .zip(ey.par_chunks_mut(sx))
         .zip(ez.par_chunks_mut(sx))
+        .zip(work)
         .enumerate()
-        .for_each(|(i, ((ex, ey), ez))| {
+        .for_each(|(i, (((ex, ey), ez), mut work))| {
             let s = i * sx;
             for j in 0..=ny {
                 let r = s + j * sy;
@@ -200,6 +252,9 @@ pub fn update_e(m: &Model, f: &mut [Vec<f32>; 6]) {
                         &mz[r..],
                         coef,
                     );
+                }
+                if !work.is_empty() {
+                    correct_rows(m, passes, &mut work, i, j, &mut [&mut *ex, &mut *ey, &mut *ez], [hx, hy, hz]);
                 }
             }
         });

@@ -1,0 +1,324 @@
+//! CPU vs GPU: the same models through `fdtd::runner::run` on both backends, every
+//! probe series and every snapshot frame compared by relative L2 error.
+//!
+//! Coverage: every boundary kind (CPML with κ and α, PEC, PMC, periodic on each axis),
+//! soft and hard sources on E and on H, lossy dielectrics, μr ≠ 1, PEC objects,
+//! uniform and mixed material rows, probes with `every` > 1, plane / box / whole-grid
+//! snapshots, the example scenes in `scenes/` (shrunk), and the multi-slab path (a
+//! tiny storage-binding cap cuts the grid into many x slabs, down to one plane each).
+//!
+//! Without a GPU adapter the tests print "skipped: no GPU adapter (why)" and pass,
+//! unless the environment variable `CI` is set: CI installs lavapipe, so there a
+//! missing adapter is a failure, never a silent skip.
+use fdtd::backend::gpu::GpuBackend;
+use fdtd::backend::{Backend, BackendError, BackendOptions};
+use fdtd::model::Model;
+use fdtd::runner::MemorySink;
+use fdtd::scene::{Boundary, Scene, TimeEnd};
+use fdtd_validation::{rel_l2, run_model, scene};
+use std::sync::Arc;
+
+/// Bound on the relative L2 difference of every probe series and snapshot frame.
+///
+/// Both backends evaluate the same f32 expressions in the same order on the same
+/// inputs (the source values are computed once on the host). What may differ is how
+/// the GPU compiler evaluates them: it may contract `a*b + c` into one FMA (one
+/// rounding instead of two) — SPIR-V and WGSL allow it, LLVM (lavapipe) and NVIDIA do
+/// it. Each contraction changes a result by at most 1 ulp (~6e-8 relative); the
+/// leapfrog scheme is neutrally stable, so these perturbations neither grow nor
+/// decay much and add up roughly like a random walk over the steps. Measured on
+/// lavapipe (LLVM 15) over the 120-300 steps used here: see the table printed by the
+/// test (`cargo test --release -p fdtd-validation --test gpu_parity -- --nocapture`);
+/// the worst case was 2e-6 (docs/gpu.md). 1e-4 leaves a margin of 50× for other
+/// drivers while still catching any real discrepancy: a wrong coefficient, stencil
+/// index, range, boundary image or step order gives errors of 1e-3 to 1.
+const TOLERANCE: f64 = 1e-4;
+
+/// A GPU backend for `model`, or None (with a message) when there is no adapter.
+fn gpu(model: &Arc<Model>, cap: Option<u64>) -> Option<GpuBackend> {
+    match GpuBackend::with_binding_cap(model.clone(), &BackendOptions::default(), cap) {
+        Ok(b) => Some(b),
+        Err(BackendError::NoDevice(why)) => {
+            if std::env::var_os("CI").is_some() {
+                panic!("CI is set, so a GPU adapter (lavapipe) must exist, but: {why}");
+            }
+            eprintln!("skipped: no GPU adapter ({why})");
+            None
+        }
+        Err(e) => panic!("GPU backend: {e}"),
+    }
+}
+
+/// Run `model` on both backends and compare; returns the worst relative L2 error.
+fn parity(name: &str, model: Model, cap: Option<u64>) -> Option<f64> {
+    let model = Arc::new(model);
+    let mut g = gpu(&model, cap)?;
+    let slabs = g.pieces();
+    let gpu_sink = run_model(&model, &mut g);
+    let mut c = fdtd::backend::cpu::CpuBackend::new(model.clone(), 0).unwrap();
+    let cpu_sink = run_model(&model, &mut c);
+    let worst = compare(name, &model, &cpu_sink, &gpu_sink);
+    println!(
+        "{name:<28} {:>3}x{:>3}x{:>3} {:>4} steps {:>3} slab(s)  worst rel L2 {worst:.2e}",
+        model.grid.n[0], model.grid.n[1], model.grid.n[2], model.grid.steps, slabs
+    );
+    assert!(worst <= TOLERANCE, "{name}: CPU and GPU differ by {worst:.3e} (bound {TOLERANCE:.0e})");
+    Some(worst)
+}
+
+fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> f64 {
+    let mut worst: f64 = 0.0;
+    let mut nonzero = 0;
+    for (p, probe) in model.probes.iter().enumerate() {
+        for (s, sample) in probe.samples.iter().enumerate() {
+            let (tc, vc) = &cpu.probes[p][s];
+            let (tg, vg) = &gpu.probes[p][s];
+            assert_eq!(tc, tg, "{name}: probe {} {} sample times differ", probe.name, sample.component);
+            assert_eq!(vc.len(), vg.len());
+            let e = series_err(vg, vc);
+            assert!(e <= TOLERANCE, "{name}: probe {} {}: rel L2 {e:.3e}", probe.name, sample.component);
+            worst = worst.max(e);
+            nonzero += vc.iter().any(|&x| x != 0.0) as usize;
+        }
+    }
+    for (s, snap) in model.snapshots.iter().enumerate() {
+        assert_eq!(cpu.snapshots[s].len(), gpu.snapshots[s].len(), "{name}: snapshot {} frames", snap.name);
+        for ((cc, tc, dc), (cg, tg, dg)) in cpu.snapshots[s].iter().zip(&gpu.snapshots[s]) {
+            assert_eq!((cc, tc), (cg, tg));
+            assert_eq!(dc.len(), dg.len());
+            let e = series_err(dg, dc);
+            assert!(e <= TOLERANCE, "{name}: snapshot {} {cc} at {tc:.3e} s: rel L2 {e:.3e}", snap.name);
+            worst = worst.max(e);
+        }
+    }
+    assert!(nonzero > 0, "{name}: every probe stayed zero, the comparison proves nothing");
+    worst
+}
+
+/// Relative L2 error; a series that is exactly zero on the CPU must be zero on the GPU.
+fn series_err(gpu: &[f32], cpu: &[f32]) -> f64 {
+    if cpu.iter().all(|&x| x == 0.0) {
+        let m = gpu.iter().fold(0f32, |m, x| m.max(x.abs()));
+        assert!(m == 0.0, "the CPU series is zero but the GPU's reaches {m:e}");
+        return 0.0;
+    }
+    rel_l2(gpu, cpu)
+}
+
+fn model(text: &str) -> Model {
+    Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Materials and objects shared by the hand-made cases: a lossy dielectric sphere, a
+/// magnetic (μr = 3) box, a PEC plate and a tilted lossy cylinder: mixed rows
+/// everywhere around them, uniform rows elsewhere.
+const MATERIALS: &str = r#"
+[materials.glass]
+eps_r = 4.0
+sigma = 0.02
+[materials.ferrite]
+eps_r = 2.0
+mu_r = 3.0
+sigma = 0.005
+[[objects]]
+shape = "sphere"
+material = "glass"
+center = [0.009, 0.008, 0.007]
+radius = 0.004
+[[objects]]
+shape = "box"
+material = "ferrite"
+min = [0.002, 0.011, 0.002]
+max = [0.006, 0.014, 0.009]
+[[objects]]
+shape = "box"
+material = "pec"
+min = [0.012, 0.002, 0.010]
+max = [0.015, 0.006, 0.011]
+[[objects]]
+shape = "cylinder"
+material = "glass"
+a = [0.003, 0.003, 0.003]
+b = [0.013, 0.012, 0.011]
+radius = 0.0012
+"#;
+
+/// Sources of every kind on E and on H, and probes of all six components.
+const POINTS: &str = r#"
+[[sources]]
+name = "j"
+type = "current"
+component = "Ez"
+position = [0.0071, 0.0052, 0.0045]
+waveform = { type = "ricker", frequency = 40e9, amplitude = 1e-3 }
+[[sources]]
+name = "m"
+type = "current"
+component = "Hx"
+position = [0.0103, 0.0097, 0.0061]
+waveform = { type = "modulated_gaussian", frequency = 30e9, bandwidth = 20e9, amplitude = 0.3 }
+[[sources]]
+name = "hard_e"
+type = "hard"
+component = "Ey"
+position = [0.0132, 0.0061, 0.0042]
+waveform = { type = "gaussian_derivative", frequency = 30e9, amplitude = 1.0 }
+[[sources]]
+name = "hard_h"
+type = "hard"
+component = "Hz"
+position = [0.0042, 0.0121, 0.0083]
+waveform = { type = "gaussian", frequency = 30e9, amplitude = 0.002 }
+[[probes]]
+name = "a"
+position = [0.0111, 0.0071, 0.0052]
+components = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
+[[probes]]
+name = "b"
+position = [0.0035, 0.0042, 0.0095]
+components = ["Ez", "Hy", "Hx"]
+every = 3
+[[probes]]
+name = "corner"
+position = [0.0005, 0.0005, 0.0005]
+components = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
+[[probes]]
+name = "far"
+position = [0.0155, 0.0135, 0.0115]
+components = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
+every = 2
+[[snapshots]]
+name = "xy"
+components = ["Ez", "Hx"]
+every = 40
+plane = { axis = "z", position = 0.006 }
+[[snapshots]]
+name = "box"
+components = ["Ex", "Hz"]
+every = 55
+box = { min = [0.002, 0.003, 0.001], max = [0.012, 0.010, 0.009] }
+[[snapshots]]
+name = "all"
+components = ["Ey", "Hy"]
+every = 100
+"#;
+
+/// A 16 x 14 x 12 mm box of 1 mm cells with the given boundaries.
+fn case(boundaries: &str, steps: usize) -> Model {
+    model(&format!(
+        "[domain]\ncell = 1e-3\ncells = [16, 14, 12]\n[time]\nsteps = {steps}\n[boundaries]\n{boundaries}\n{MATERIALS}{POINTS}"
+    ))
+}
+
+const CPML: &str = "all = \"cpml\"\n[boundaries.cpml]\ncells = 4\nkappa_max = 3.0\nalpha_max = 0.05\n";
+const PEC_PMC: &str = "x_min = \"pec\"\nx_max = \"pmc\"\ny_min = \"pmc\"\ny_max = \"pec\"\nz = \"pmc\"\n";
+const PERIODIC_XY: &str = "x = \"periodic\"\ny = \"periodic\"\nz = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
+const PERIODIC_Z: &str = "x = \"pmc\"\ny_min = \"cpml\"\ny_max = \"pec\"\nz = \"periodic\"\n[boundaries.cpml]\ncells = 3\n";
+const PERIODIC_ALL: &str = "all = \"periodic\"\n";
+
+#[test]
+fn gpu_matches_cpu_cpml() {
+    parity("cpml (kappa, alpha)", case(CPML, 240), None);
+}
+
+#[test]
+fn gpu_matches_cpu_pec_pmc() {
+    parity("pec + pmc faces", case(PEC_PMC, 240), None);
+}
+
+#[test]
+fn gpu_matches_cpu_periodic() {
+    parity("periodic x, y + cpml z", case(PERIODIC_XY, 240), None);
+    parity("pmc x, cpml/pec y, periodic z", case(PERIODIC_Z, 240), None);
+    parity("periodic everywhere", case(PERIODIC_ALL, 200), None);
+}
+
+/// The multi-slab path: binding caps that cut the 17-plane grid into 3..17 slabs,
+/// with every boundary kind crossing slab edges (x faces on the first and last slab,
+/// the periodic x copies between them, CPML x layers spanning slabs).
+#[test]
+fn gpu_matches_cpu_split_into_slabs() {
+    // One y-z plane of the 16 x 14 x 12 grid is 15 x 13 floats = 780 bytes.
+    let plane = 15 * 13 * 4;
+    for (name, b, planes) in [
+        ("cpml, 3 slabs", CPML, 6),
+        ("pec + pmc, 1 plane per slab", PEC_PMC, 1),
+        ("periodic x, y, 4 slabs", PERIODIC_XY, 5),
+        ("periodic all, 2 planes/slab", PERIODIC_ALL, 2),
+    ] {
+        let cap = (plane * (planes + 2)) as u64;
+        let Some(_) = parity(name, case(b, 150), Some(cap)) else {
+            return;
+        };
+    }
+}
+
+/// The example scenes, shrunk to at most 28 cells per axis (same domain, coarser
+/// cells), CPML at most 5 cells, at most 150 steps.
+#[test]
+fn gpu_matches_cpu_on_example_scenes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenes/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no scenes in {}", dir.display());
+    for f in files {
+        let mut s = Scene::from_file(&f).unwrap_or_else(|e| panic!("{e}"));
+        shrink(&mut s, 28, 5, 150);
+        let m = Model::discretize(&s).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if parity(&name, m, None).is_none() {
+            return;
+        }
+    }
+}
+
+fn shrink(s: &mut Scene, max_cells: usize, max_cpml: usize, max_steps: usize) {
+    let size = s.domain.size();
+    for a in 0..3 {
+        let n = s.domain.cells[a].min(max_cells);
+        s.domain.cells[a] = n;
+        s.domain.cell_size[a] = size[a] / n as f64;
+    }
+    for f in s.boundaries.faces.iter_mut() {
+        if let Boundary::Cpml(p) = f {
+            p.cells = p.cells.min(max_cpml);
+        }
+    }
+    let steps = match s.time.end {
+        TimeEnd::Steps(n) => n,
+        TimeEnd::Duration(_) => usize::MAX,
+    };
+    s.time.end = TimeEnd::Steps(steps.min(max_steps));
+    // Snapshots at least twice in the shortened run.
+    for snap in s.snapshots.iter_mut() {
+        snap.every = snap.every.min(max_steps / 2).max(1);
+    }
+}
+
+/// `read_field` of every component, not only the sampled ones: the whole state agrees.
+#[test]
+fn gpu_whole_fields_match_after_a_run() {
+    let m = Arc::new(case(PERIODIC_Z, 120));
+    for cap in [None, Some((15 * 13 * 4 * 5) as u64)] {
+        let Some(mut g) = gpu(&m, cap) else { return };
+        let mut c = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
+        let src = m.source_values(0, m.grid.steps);
+        g.step(0, m.grid.steps, &src).unwrap();
+        c.step(0, m.grid.steps, &src).unwrap();
+        for comp in fdtd::Component::ALL {
+            let a = g.read_field(comp).unwrap();
+            let b = c.read_field(comp).unwrap();
+            let e = series_err(&a, &b);
+            assert!(e <= TOLERANCE, "{comp} ({} slabs): rel L2 {e:.3e}", g.pieces());
+        }
+        // A region that starts and ends off the slab edges.
+        let (lo, hi) = ([3, 1, 2], [14, 13, 11]);
+        let a = g.read_region(fdtd::Component::Ez, lo, hi).unwrap();
+        let b = c.read_region(fdtd::Component::Ez, lo, hi).unwrap();
+        assert!(series_err(&a, &b) <= TOLERANCE);
+    }
+}
