@@ -66,6 +66,14 @@ impl CoefTable {
     }
 }
 
+/// An averaged material waiting for its table index.
+enum Mixed {
+    /// (eps_r, sigma), or None for PEC.
+    E(Option<(f64, f64)>),
+    /// mu_r.
+    H(f64),
+}
+
 /// Per-cell material of the scene: index into `scene.materials`, shape `n` (cells).
 fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
     let [nx, ny, nz] = grid.n;
@@ -139,71 +147,80 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
     }
 
     let mut mat: [Vec<u16>; 6] = std::array::from_fn(|_| vec![0u16; grid.len()]);
+    let sx = grid.strides()[0];
     for comp in Component::ALL {
         let out = &mut mat[comp.index()];
         let a = comp.axis();
         let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-        for i in 0..dims[0] {
-            for j in 0..dims[1] {
-                for k in 0..dims[2] {
-                    let p = [i as isize, j as isize, k as isize];
-                    // Cells around the sample: offsets of -1/0 along the axes where the
-                    // sample sits on a grid plane, 0 along the staggered ones.
-                    let mut around = [0u16; 4];
-                    let mut count = 0;
-                    let offs: &[[isize; 3]] = if comp.is_electric() {
-                        // Edge along `a`: cells at (b-1|b, c-1|c).
-                        &[[0, 0, 0], [0, -1, 0], [0, 0, -1], [0, -1, -1]]
-                    } else {
-                        // Face normal to `a`: cells at a-1 and a.
-                        &[[0, 0, 0], [-1, 0, 0]]
-                    };
-                    for o in offs {
-                        // o is expressed in (a, b, c) order.
-                        let mut q = p;
-                        q[a] += o[0];
-                        q[b] += o[1];
-                        q[c] += o[2];
-                        around[count] = cell(q[0], q[1], q[2]);
-                        count += 1;
-                    }
-                    let around = &around[..count];
-                    let idx = grid.idx(i, j, k);
-                    if around.iter().all(|&m| m == around[0]) {
-                        out[idx] = if comp.is_electric() {
-                            pure_e[around[0] as usize]
-                        } else {
-                            pure_h[around[0] as usize]
-                        };
-                        continue;
-                    }
-                    out[idx] = if comp.is_electric() {
-                        let mut pec = false;
-                        let (mut eps, mut sig) = (0.0, 0.0);
-                        for &m in around {
-                            match *props(m) {
-                                MaterialKind::Pec => pec = true,
-                                MaterialKind::Dielectric { eps_r, sigma, .. } => {
-                                    eps += eps_r;
-                                    sig += sigma;
+        // Cells around a sample, as offsets in (a, b, c) order: an edge along `a` touches
+        // cells (b-1|b, c-1|c); a face normal to `a` touches cells a-1 and a.
+        let offs: &[[isize; 3]] = if comp.is_electric() {
+            &[[0, 0, 0], [0, -1, 0], [0, 0, -1], [0, -1, -1]]
+        } else {
+            &[[0, 0, 0], [-1, 0, 0]]
+        };
+        let (pure_e, pure_h) = (&pure_e, &pure_h);
+        // Parallel over x-slabs: uniform samples get their pure index at once; mixed
+        // samples (only at interfaces) are collected and averaged serially below.
+        let mixed: Vec<Vec<(usize, Mixed)>> = out
+            .par_chunks_mut(sx)
+            .enumerate()
+            .map(|(i, slab)| {
+                let mut list = Vec::new();
+                for j in 0..dims[1] {
+                    for k in 0..dims[2] {
+                        let p = [i as isize, j as isize, k as isize];
+                        let mut around = [0u16; 4];
+                        for (n, o) in offs.iter().enumerate() {
+                            let mut q = p;
+                            q[a] += o[0];
+                            q[b] += o[1];
+                            q[c] += o[2];
+                            around[n] = cell(q[0], q[1], q[2]);
+                        }
+                        let around = &around[..offs.len()];
+                        let local = j * dims[2] + k;
+                        if around.iter().all(|&m| m == around[0]) {
+                            slab[local] = if comp.is_electric() {
+                                pure_e[around[0] as usize]
+                            } else {
+                                pure_h[around[0] as usize]
+                            };
+                        } else if comp.is_electric() {
+                            let mut pec = false;
+                            let (mut eps, mut sig) = (0.0, 0.0);
+                            for &m in around {
+                                match *props(m) {
+                                    MaterialKind::Pec => pec = true,
+                                    MaterialKind::Dielectric { eps_r, sigma, .. } => {
+                                        eps += eps_r;
+                                        sig += sigma;
+                                    }
                                 }
                             }
+                            let n = around.len() as f64;
+                            let p = if pec { None } else { Some((eps / n, sig / n)) };
+                            list.push((i * sx + local, Mixed::E(p)));
+                        } else {
+                            let inv: f64 = around
+                                .iter()
+                                .map(|&m| match *props(m) {
+                                    MaterialKind::Pec => 1.0,
+                                    MaterialKind::Dielectric { mu_r, .. } => 1.0 / mu_r,
+                                })
+                                .sum();
+                            list.push((i * sx + local, Mixed::H(around.len() as f64 / inv)));
                         }
-                        let n = around.len() as f64;
-                        let p = if pec { None } else { Some((eps / n, sig / n)) };
-                        table.e_index(p, dt, &mut ecache)
-                    } else {
-                        let inv: f64 = around
-                            .iter()
-                            .map(|&m| match *props(m) {
-                                MaterialKind::Pec => 1.0,
-                                MaterialKind::Dielectric { mu_r, .. } => 1.0 / mu_r,
-                            })
-                            .sum();
-                        table.h_index(around.len() as f64 / inv, dt, &mut hcache)
-                    };
+                    }
                 }
-            }
+                list
+            })
+            .collect();
+        for (flat, mx) in mixed.into_iter().flatten() {
+            out[flat] = match mx {
+                Mixed::E(p) => table.e_index(p, dt, &mut ecache),
+                Mixed::H(mu) => table.h_index(mu, dt, &mut hcache),
+            };
         }
         if table.e.len() > u16::MAX as usize || table.h.len() > u16::MAX as usize {
             return Err(ModelError::TooManyMaterials(table.e.len().max(table.h.len())));
