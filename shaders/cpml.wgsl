@@ -49,7 +49,7 @@ struct Pass {
 }
 
 @group(0) @binding(0) var<uniform> p: Pass;
-@group(0) @binding(1) var<storage, read_write> target: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<storage, read> src: array<f32>;
 @group(0) @binding(3) var<storage, read_write> psi: array<f32>;
 @group(0) @binding(4) var<storage, read> mat: array<u32>;
@@ -101,5 +101,5 @@ fn cpml(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let ps = prof[p.off_b + t] * psi[pl] + prof[p.off_a + t] * d;
     psi[pl] = ps;
-    target[l] = target[l] + p.sgn * c * (prof[p.off_k + t] * d + ps);
+    dst[l] = dst[l] + p.sgn * c * (prof[p.off_k + t] * d + ps);
 }

@@ -1,1 +1,6 @@
-fn main() {}
+//! The `fdtd` binary: see `fdtd --help` and [`cli`].
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

@@ -36,7 +36,10 @@ impl Plan {
         let mut p = Plan::default();
         p.add("fields E (Ex, Ey, Ez; f32)", 3 * 4 * n);
         p.add("fields H (Hx, Hy, Hz; f32)", 3 * 4 * n);
-        p.add(format!("material indices (6 components; {index_bytes} B each)"), 6 * index_bytes * n);
+        p.add(
+            format!("material indices (6 components; {index_bytes} B each)"),
+            6 * index_bytes * n,
+        );
         let rows = 6 * 4 * (model.rows[0].len() as u64);
         p.add("uniform-row flags (6 components; u32)", rows);
         p.add(

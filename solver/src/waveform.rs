@@ -51,7 +51,11 @@ impl Waveform {
                     if x <= 0.0 {
                         0.0
                     } else {
-                        let r = if x >= ramp { 1.0 } else { 0.5 * (1.0 - (PI * x / ramp).cos()) };
+                        let r = if x >= ramp {
+                            1.0
+                        } else {
+                            0.5 * (1.0 - (PI * x / ramp).cos())
+                        };
                         r * (2.0 * PI * frequency * x).sin()
                     }
                 }
@@ -74,9 +78,7 @@ impl Waveform {
     pub fn max_frequency(&self) -> f64 {
         match self.shape {
             // |F| ∝ exp(−(πτf)²): −40 dB (factor 0.01) at πτf = sqrt(ln 100).
-            WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => {
-                (100f64).ln().sqrt() / (PI * tau)
-            }
+            WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => (100f64).ln().sqrt() / (PI * tau),
             // |F| ∝ f² exp(−f²/f0²): −40 dB at about 3.2 f0.
             WaveShape::Ricker { frequency } => 3.2 * frequency,
             WaveShape::ModulatedGaussian { frequency, tau } => frequency + (100f64).ln().sqrt() / (PI * tau),

@@ -62,11 +62,16 @@ fn cavity_resonances_match_yee_dispersion_and_continuum() {
         let f = spectral_peak(&series, g.dt, f_yee * 0.99, f_yee * 1.01);
         let e_yee = (f - f_yee).abs() / f_yee;
         let e_cont = (f - f_cont).abs() / f_cont;
-        println!("mode {mode:?}: fdtd {f:.6e} Hz, yee {f_yee:.6e} ({e_yee:.2e}), continuum {f_cont:.6e} ({e_cont:.2e})");
+        println!(
+            "mode {mode:?}: fdtd {f:.6e} Hz, yee {f_yee:.6e} ({e_yee:.2e}), continuum {f_cont:.6e} ({e_cont:.2e})"
+        );
         // The Yee grid's own dispersion relation is exact for a grid mode; what is left is
         // the spectral estimator's bias from the neighbouring lines (<1e-5 for this
         // record) and f32 rounding: 0.02 % holds with two orders of margin.
-        assert!(e_yee <= 2e-4, "mode {mode:?}: {e_yee:.3e} from the Yee dispersion relation");
+        assert!(
+            e_yee <= 2e-4,
+            "mode {mode:?}: {e_yee:.3e} from the Yee dispersion relation"
+        );
         // At 18–30 cells per half wavelength the Yee dispersion error is
         // (k·d)²/24 per axis ≈ 5e-4 at most, minus the Courant correction: ≤ 0.1 %.
         assert!(e_cont <= 1e-3, "mode {mode:?}: {e_cont:.3e} from the continuum formula");

@@ -59,7 +59,10 @@ fn reflection(extra: &str) -> f64 {
         let (_, b) = reference.series(&m_ref, "p", c).unwrap();
         let peak = b.iter().fold(0f32, |m, x| m.max(x.abs())) as f64;
         let diff = a.iter().zip(b).map(|(x, y)| (x - y).abs() as f64).fold(0.0, f64::max);
-        println!("{c}: peak {peak:.3e}, max difference {diff:.3e} ({:.1} dB)", 20.0 * (diff / peak).log10());
+        println!(
+            "{c}: peak {peak:.3e}, max difference {diff:.3e} ({:.1} dB)",
+            20.0 * (diff / peak).log10()
+        );
         if c == Component::Ez {
             worst = diff / peak;
         }

@@ -63,7 +63,9 @@ fn discrete_energy(m: &Model, e: &[Vec<f32>], h_prev: &[Vec<f32>], h_next: &[Vec
                     let mat = m.mat[c.index()][f] as usize;
                     let a = c.index() % 3;
                     if c.is_electric() {
-                        let Some((eps_r, _)) = m.coefs.e_props[mat] else { continue };
+                        let Some((eps_r, _)) = m.coefs.e_props[mat] else {
+                            continue;
+                        };
                         let x = e[a][f] as f64;
                         w += 0.5 * EPS0 * eps_r * x * x * dv;
                     } else {

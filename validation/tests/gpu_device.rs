@@ -72,6 +72,17 @@ fn gpu_device_loss_is_an_error() {
     }
     assert!(matches!(b.read_field(Component::Ez), Err(BackendError::DeviceLost(_))));
     assert!(matches!(b.drain_probes(), Err(BackendError::DeviceLost(_))));
+
+    // Lost while a submission is still in flight (step returns before the last
+    // submission finishes): the next call that waits reports it.
+    let Some(mut b) = backend(&m) else { return };
+    let src = m.source_values(0, 30);
+    b.step(0, 30, &src).expect("steps before the loss");
+    b.inject_device_loss();
+    match b.drain_probes() {
+        Err(BackendError::DeviceLost(_)) => {}
+        other => panic!("expected DeviceLost, got {:?}", other.map(|_| ())),
+    }
 }
 
 /// The plan is checked before anything is allocated, and a plan that does not fit

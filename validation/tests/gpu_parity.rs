@@ -62,7 +62,10 @@ fn parity(name: &str, model: Model, cap: Option<u64>) -> Option<f64> {
         "{name:<28} {:>3}x{:>3}x{:>3} {:>4} steps {:>3} slab(s)  worst rel L2 {worst:.2e}",
         model.grid.n[0], model.grid.n[1], model.grid.n[2], model.grid.steps, slabs
     );
-    assert!(worst <= TOLERANCE, "{name}: CPU and GPU differ by {worst:.3e} (bound {TOLERANCE:.0e})");
+    assert!(
+        worst <= TOLERANCE,
+        "{name}: CPU and GPU differ by {worst:.3e} (bound {TOLERANCE:.0e})"
+    );
     Some(worst)
 }
 
@@ -73,25 +76,46 @@ fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> f64
         for (s, sample) in probe.samples.iter().enumerate() {
             let (tc, vc) = &cpu.probes[p][s];
             let (tg, vg) = &gpu.probes[p][s];
-            assert_eq!(tc, tg, "{name}: probe {} {} sample times differ", probe.name, sample.component);
+            assert_eq!(
+                tc, tg,
+                "{name}: probe {} {} sample times differ",
+                probe.name, sample.component
+            );
             assert_eq!(vc.len(), vg.len());
             let e = series_err(vg, vc);
-            assert!(e <= TOLERANCE, "{name}: probe {} {}: rel L2 {e:.3e}", probe.name, sample.component);
+            assert!(
+                e <= TOLERANCE,
+                "{name}: probe {} {}: rel L2 {e:.3e}",
+                probe.name,
+                sample.component
+            );
             worst = worst.max(e);
             nonzero += vc.iter().any(|&x| x != 0.0) as usize;
         }
     }
     for (s, snap) in model.snapshots.iter().enumerate() {
-        assert_eq!(cpu.snapshots[s].len(), gpu.snapshots[s].len(), "{name}: snapshot {} frames", snap.name);
+        assert_eq!(
+            cpu.snapshots[s].len(),
+            gpu.snapshots[s].len(),
+            "{name}: snapshot {} frames",
+            snap.name
+        );
         for ((cc, tc, dc), (cg, tg, dg)) in cpu.snapshots[s].iter().zip(&gpu.snapshots[s]) {
             assert_eq!((cc, tc), (cg, tg));
             assert_eq!(dc.len(), dg.len());
             let e = series_err(dg, dc);
-            assert!(e <= TOLERANCE, "{name}: snapshot {} {cc} at {tc:.3e} s: rel L2 {e:.3e}", snap.name);
+            assert!(
+                e <= TOLERANCE,
+                "{name}: snapshot {} {cc} at {tc:.3e} s: rel L2 {e:.3e}",
+                snap.name
+            );
             worst = worst.max(e);
         }
     }
-    assert!(nonzero > 0, "{name}: every probe stayed zero, the comparison proves nothing");
+    assert!(
+        nonzero > 0,
+        "{name}: every probe stayed zero, the comparison proves nothing"
+    );
     worst
 }
 
@@ -213,7 +237,8 @@ fn case(boundaries: &str, steps: usize) -> Model {
 const CPML: &str = "all = \"cpml\"\n[boundaries.cpml]\ncells = 4\nkappa_max = 3.0\nalpha_max = 0.05\n";
 const PEC_PMC: &str = "x_min = \"pec\"\nx_max = \"pmc\"\ny_min = \"pmc\"\ny_max = \"pec\"\nz = \"pmc\"\n";
 const PERIODIC_XY: &str = "x = \"periodic\"\ny = \"periodic\"\nz = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
-const PERIODIC_Z: &str = "x = \"pmc\"\ny_min = \"cpml\"\ny_max = \"pec\"\nz = \"periodic\"\n[boundaries.cpml]\ncells = 3\n";
+const PERIODIC_Z: &str =
+    "x = \"pmc\"\ny_min = \"cpml\"\ny_max = \"pec\"\nz = \"periodic\"\n[boundaries.cpml]\ncells = 3\n";
 const PERIODIC_ALL: &str = "all = \"periodic\"\n";
 
 #[test]

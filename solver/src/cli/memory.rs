@@ -2,6 +2,7 @@
 use super::fmt::{lengths, si};
 use fdtd::model::Model;
 use fdtd::plan::{human_bytes, Plan};
+use fdtd::scene::Scene;
 
 /// Share of the available RAM a suggestion aims for (headroom for the OS and output).
 const HEADROOM: f64 = 0.9;
@@ -42,14 +43,22 @@ pub fn available_ram() -> Option<u64> {
     })
 }
 
+/// A lower bound of the host memory a run of `scene` needs, from its cell counts alone,
+/// so a grid far too large is refused before discretising allocates anything: the
+/// model's six u16 material indices per sample, plus six f32 field components on the CPU.
+pub fn lower_bound(scene: &Scene, cpu: bool) -> u64 {
+    let n = scene.domain.cells.iter().map(|&c| c as u64 + 1).product::<u64>();
+    let per_sample = 6 * 2 + if cpu { 6 * 4 } else { 0 };
+    n.saturating_mul(per_sample)
+}
+
 /// Why a plan does not fit, with what would: `needs 30.2 GiB, 21.0 GiB available; ...`.
-pub fn does_not_fit(model: &Model, need: u64, available: u64) -> String {
-    let g = &model.grid;
-    let cells = g.cells().max(1) as f64;
+pub fn does_not_fit(cells: [usize; 3], d: [f64; 3], need: u64, available: u64) -> String {
+    let cells = cells.iter().map(|&c| c as f64).product::<f64>().max(1.0);
     let per_cell = need as f64 / cells;
     let fit_cells = (available as f64 * HEADROOM / per_cell).max(1.0);
     let scale = (cells / fit_cells).cbrt();
-    let coarser = g.d.map(|d| d * scale);
+    let coarser = d.map(|d| d * scale);
     let n = fit_cells.cbrt().floor() as u64;
     format!(
         "needs {}, {} available; cells of {} (instead of {}) or a grid of about {n}³ cells would fit, \
@@ -57,7 +66,7 @@ pub fn does_not_fit(model: &Model, need: u64, available: u64) -> String {
         human_bytes(need),
         human_bytes(available),
         lengths(coarser.map(round_up_3)),
-        lengths(g.d),
+        lengths(d),
     )
 }
 
@@ -76,11 +85,18 @@ pub fn verdict(need: u64, available: Option<u64>) -> (bool, String) {
         ),
         Some(a) => (
             false,
-            format!("does NOT fit: {} needed, {} available RAM", human_bytes(need), human_bytes(a)),
+            format!(
+                "does NOT fit: {} needed, {} available RAM",
+                human_bytes(need),
+                human_bytes(a)
+            ),
         ),
         None => (
             true,
-            format!("{} needed; available RAM unknown on this OS (not checked)", human_bytes(need)),
+            format!(
+                "{} needed; available RAM unknown on this OS (not checked)",
+                human_bytes(need)
+            ),
         ),
     }
 }

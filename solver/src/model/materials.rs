@@ -100,7 +100,11 @@ fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
             .for_each(|(i, slab)| {
                 for j in rj.0..rj.1 {
                     for k in rk.0..rk.1 {
-                        let c = [(i as f64 + 0.5) * d[0], (j as f64 + 0.5) * d[1], (k as f64 + 0.5) * d[2]];
+                        let c = [
+                            (i as f64 + 0.5) * d[0],
+                            (j as f64 + 0.5) * d[1],
+                            (k as f64 + 0.5) * d[2],
+                        ];
                         if obj.shape.contains(c) {
                             slab[j * nz + k] = m;
                         }

@@ -88,7 +88,7 @@ impl Model {
             return Err(ModelError::Courant(courant));
         }
         let grid = Grid::new(scene.domain.cells, scene.domain.cell_size, courant, scene.time.end);
-        if grid.n.iter().any(|&n| n == 0) {
+        if grid.n.contains(&0) {
             return Err(ModelError::TooSmall(grid.n));
         }
         if grid.steps == 0 {

@@ -181,7 +181,10 @@ fn vlu(s: &str) -> VarLenUnicode {
 }
 
 fn put_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
-    loc.new_attr::<VarLenUnicode>().shape(()).create(name)?.write_scalar(&vlu(v))
+    loc.new_attr::<VarLenUnicode>()
+        .shape(())
+        .create(name)?
+        .write_scalar(&vlu(v))
 }
 
 fn set_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
@@ -230,7 +233,11 @@ fn frame_chunk(shape: [usize; 3]) -> Vec<usize> {
 
 /// Create an empty extendable 1-D dataset.
 fn series<T: H5Type>(g: &Group, name: &str) -> hdf5::Result<Series> {
-    let ds = g.new_dataset::<T>().chunk(vec![PROBE_CHUNK]).shape((0..,)).create(name)?;
+    let ds = g
+        .new_dataset::<T>()
+        .chunk(vec![PROBE_CHUNK])
+        .shape((0..,))
+        .create(name)?;
     Ok(Series { ds, len: 0 })
 }
 
@@ -399,7 +406,9 @@ impl Hdf5Sink {
             probes.push(out);
         }
 
-        let sg = file.create_group("snapshots").ctx(path, || "creating /snapshots".into())?;
+        let sg = file
+            .create_group("snapshots")
+            .ctx(path, || "creating /snapshots".into())?;
         let mut snaps = Vec::with_capacity(model.snapshots.len());
         for s in &model.snapshots {
             let what = || format!("creating /snapshots/{}", s.name);
@@ -567,8 +576,8 @@ impl Hdf5Sink {
             }
             let f = ser.len;
             ser.ds.resize(vec![f + 1, a, b, cc])?;
-            let view = ndarray::ArrayView4::from_shape((1, a, b, cc), data)
-                .map_err(|e| hdf5::Error::from(e.to_string()))?;
+            let view =
+                ndarray::ArrayView4::from_shape((1, a, b, cc), data).map_err(|e| hdf5::Error::from(e.to_string()))?;
             ser.ds.write_slice(view, (f..f + 1, 0..a, 0..b, 0..cc))?;
             ser.len = f + 1;
             Ok(())
@@ -631,7 +640,9 @@ impl Hdf5Sink {
         // calls into HDF5, which must not happen while holding the registry lock).
         let taken = {
             let mut open = open_files();
-            open.iter().position(|(t, _)| *t == self.token).map(|i| open.swap_remove(i))
+            open.iter()
+                .position(|(t, _)| *t == self.token)
+                .map(|i| open.swap_remove(i))
         };
         drop(taken);
     }
@@ -697,11 +708,13 @@ impl Drop for Hdf5Sink {
 
 impl Sink for Hdf5Sink {
     fn probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), SinkError> {
-        self.write_probe(probe, slot, times, values).map_err(|e| SinkError(e.to_string()))
+        self.write_probe(probe, slot, times, values)
+            .map_err(|e| SinkError(e.to_string()))
     }
 
     fn snapshot(&mut self, snap: usize, c: Component, time: f64, data: &[f32]) -> Result<(), SinkError> {
-        self.write_snapshot(snap, c, time, data).map_err(|e| SinkError(e.to_string()))
+        self.write_snapshot(snap, c, time, data)
+            .map_err(|e| SinkError(e.to_string()))
     }
 
     fn flush(&mut self, steps_done: usize) -> Result<(), SinkError> {

@@ -4,8 +4,8 @@ use crate::backend::cpu::CpuBackend;
 use crate::model::Model;
 use crate::runner::{run, sample_time, MemorySink, Outcome, RunOptions};
 use crate::scene::{
-    Boundaries, Boundary, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene, Shape,
-    Snapshot, Source, SourceKind, Time, TimeEnd,
+    Boundaries, Boundary, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene, Shape, Snapshot,
+    Source, SourceKind, Time, TimeEnd,
 };
 use crate::waveform::Waveform;
 use crate::Component::{self, *};
@@ -226,9 +226,7 @@ fn a_run_reads_back_bit_for_bit() {
         let frames = STEPS / s.every;
         assert_eq!(u_attr(&grp, "every"), s.every as u64);
         let t: Vec<f64> = grp.dataset("time").unwrap().read_raw().unwrap();
-        let expect_t: Vec<f64> = (1..=frames)
-            .map(|k| sample_time(Ex, k * s.every - 1, g.dt))
-            .collect();
+        let expect_t: Vec<f64> = (1..=frames).map(|k| sample_time(Ex, k * s.every - 1, g.dt)).collect();
         assert_eq!(bits64(&t), bits64(&expect_t), "{} time", s.name);
         let mem_frames = &mem.snapshots[si];
         assert_eq!(mem_frames.len(), frames * s.components.len());
@@ -236,7 +234,11 @@ fn a_run_reads_back_bit_for_bit() {
             let ds = grp.dataset(c.name()).unwrap();
             let shape = s.component_shape(c, g);
             assert_eq!(ds.shape(), vec![frames, shape[0], shape[1], shape[2]]);
-            assert_eq!(ds.chunk(), Some(vec![1, shape[0], shape[1], shape[2]]), "one frame per chunk");
+            assert_eq!(
+                ds.chunk(),
+                Some(vec![1, shape[0], shape[1], shape[2]]),
+                "one frame per chunk"
+            );
             let filters = ds.filters();
             assert!(filters.contains(&::hdf5::filters::Filter::Shuffle), "{filters:?}");
             assert!(filters.contains(&::hdf5::filters::Filter::Deflate(4)), "{filters:?}");
@@ -256,7 +258,12 @@ fn a_run_reads_back_bit_for_bit() {
             let mem_c: Vec<&(Component, f64, Vec<f32>)> = mem_frames.iter().filter(|x| x.0 == c).collect();
             assert_eq!(mem_c.len(), frames);
             for (k, (_, time, data)) in mem_c.iter().enumerate() {
-                assert_eq!(bits32(&all[k * per..(k + 1) * per]), bits32(data), "{} {c} frame {k}", s.name);
+                assert_eq!(
+                    bits32(&all[k * per..(k + 1) * per]),
+                    bits32(data),
+                    "{} {c} frame {k}",
+                    s.name
+                );
                 let e_time = if c.is_electric() { *time } else { time + 0.5 * g.dt };
                 assert!((t[k] - e_time).abs() <= 1e-9 * g.dt, "{} {c} frame {k} time", s.name);
             }
@@ -284,7 +291,10 @@ fn an_existing_file_is_refused_without_force() {
     let err = Hdf5Sink::create(&path, &sc, &m, "cpu", false).err().expect("refused");
     assert!(matches!(err, OutputError::Exists { .. }));
     let msg = err.to_string();
-    assert!(msg.contains(&path.display().to_string()) && msg.contains("--force"), "{msg}");
+    assert!(
+        msg.contains(&path.display().to_string()) && msg.contains("--force"),
+        "{msg}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");
     // With force it is overwritten.
     let sink = Hdf5Sink::create(&path, &sc, &m, "cpu", true).unwrap();

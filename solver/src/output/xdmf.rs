@@ -45,12 +45,20 @@ pub fn document(h5_name: &str, spacing: [f64; 3], snapshots: &[Snapshot]) -> Str
     let mut x = String::new();
     let h5 = esc(h5_name);
     x.push_str("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
-    x.push_str("<!-- Written by fdtd. Arrays are x-slowest, z-fastest: ParaView shows the scene's z as X and x as Z. -->\n");
+    x.push_str(
+        "<!-- Written by fdtd. Arrays are x-slowest, z-fastest: ParaView shows the scene's z as X and x as Z. -->\n",
+    );
     x.push_str("<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n <Domain>\n");
     let [dx, dy, dz] = spacing;
     for s in snapshots {
         let name = esc(s.name);
-        let frames = s.components.iter().map(|c| c.frames).min().unwrap_or(0).min(s.times.len());
+        let frames = s
+            .components
+            .iter()
+            .map(|c| c.frames)
+            .min()
+            .unwrap_or(0)
+            .min(s.times.len());
         let _ = writeln!(
             x,
             "  <Grid Name=\"{name}\" GridType=\"Collection\" CollectionType=\"Temporal\">"

@@ -186,10 +186,20 @@ pub struct Object {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// Axis-aligned box from `min` to `max` (m).
-    Box { min: [f64; 3], max: [f64; 3] },
-    Sphere { center: [f64; 3], radius: f64 },
+    Box {
+        min: [f64; 3],
+        max: [f64; 3],
+    },
+    Sphere {
+        center: [f64; 3],
+        radius: f64,
+    },
     /// Circular cylinder whose axis runs from `a` to `b` (any direction).
-    Cylinder { a: [f64; 3], b: [f64; 3], radius: f64 },
+    Cylinder {
+        a: [f64; 3],
+        b: [f64; 3],
+        radius: f64,
+    },
 }
 
 impl Shape {

@@ -8,7 +8,7 @@ use super::{
     Snapshot, Source, SourceKind, Time, TimeEnd,
 };
 use crate::waveform::{WaveShape, Waveform};
-use crate::Component;
+use crate::{Component, C0};
 use std::f64::consts::PI;
 use std::ops::Range;
 use std::path::Path;
@@ -47,8 +47,12 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
 fn scene(root: &Tbl, text: &str, path: &Path) -> R<Scene> {
     root.check_keys_with(&TOP_KEYS, planned_section)?;
     let (domain, grid_at) = domain(&root.req("domain")?.table()?)?;
-    let time = time(&root.req("time")?.table()?)?;
-    let boundaries = boundaries(root.get("boundaries").map(|v| v.table()).transpose()?, &domain, &grid_at)?;
+    let time = time(&root.req("time")?.table()?, domain.cell_size)?;
+    let boundaries = boundaries(
+        root.get("boundaries").map(|v| v.table()).transpose()?,
+        &domain,
+        &grid_at,
+    )?;
     let materials = materials(root.get("materials"))?;
     let size = domain.size();
     let objects = list(root.get("objects"), "objects")?
@@ -93,7 +97,10 @@ fn planned_section(key: &str) -> Note {
             "frequency-domain monitors are not implemented yet",
             "record time signals with [[probes]] and Fourier-transform them afterwards",
         ),
-        "checkpoint" => ("checkpoints are not implemented yet", "run the whole simulation in one go"),
+        "checkpoint" => (
+            "checkpoints are not implemented yet",
+            "run the whole simulation in one go",
+        ),
         "plane_wave" | "tfsf" => (
             "plane-wave (TF/SF) sources are not implemented yet",
             "use point [[sources]] for now",
@@ -147,13 +154,16 @@ fn cells_from_size(v: &Val, d: [f64; 3]) -> R<[usize; 3]> {
     let size = [items[0].positive()?, items[1].positive()?, items[2].positive()?];
     let exact = [0, 1, 2].map(|a| size[a] / d[a]);
     let nearest = exact.map(|n| n.round().max(1.0));
-    for a in 0..3 {
-        let item = &items[a];
-        if exact[a] > MAX_CELLS {
-            return Err(item
-                .err(format!("{} m in cells of {} m is far too many cells", num(size[a]), num(d[a])))
-                .hint("the limit is 2^40 (about 1.1e12) cells in all"));
-        }
+    if let Some(a) = (0..3).find(|&a| exact[a] > MAX_CELLS) {
+        return Err(items[a]
+            .err(format!(
+                "{} m in cells of {} m is far too many cells",
+                num(size[a]),
+                num(d[a])
+            ))
+            .hint("the limit is 2^40 (about 1.1e12) cells in all"));
+    }
+    for (a, item) in items.iter().enumerate() {
         if (exact[a] - nearest[a]).abs() > 1e-6 * nearest[a] {
             let what = if exact[a] < 0.5 {
                 format!("{} m is smaller than one cell ({} m)", num(size[a]), num(d[a]))
@@ -178,23 +188,52 @@ fn cells_from_size(v: &Val, d: [f64; 3]) -> R<[usize; 3]> {
     Ok(nearest.map(|n| n as usize))
 }
 
-fn time(t: &Tbl) -> R<Time> {
+/// A `duration` needing more steps than this is almost surely a unit mistake.
+const MAX_DURATION_STEPS: f64 = 1e9;
+
+fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
     t.check_keys(&["duration", "steps", "courant"])?;
-    let end = match t.one_of("duration", "steps")? {
-        OneOf::First(v) => TimeEnd::Duration(v.positive()?),
-        OneOf::Second(v) => TimeEnd::Steps(v.uint(1)?),
-    };
     let courant = match t.get("courant") {
         None => 0.99,
         Some(v) => {
             let s = v.positive()?;
             if s > 1.0 {
                 return Err(v
-                    .err(format!("Courant factor {} > 1: the Yee scheme is unstable above 1", num(s)))
+                    .err(format!(
+                        "Courant factor {} > 1: the Yee scheme is unstable above 1",
+                        num(s)
+                    ))
                     .hint("use a value in (0, 1]; the default is 0.99"));
             }
             s
         }
+    };
+    let end = match t.one_of("duration", "steps")? {
+        OneOf::First(v) => {
+            let duration = v.positive()?;
+            // The same dt as model::Grid.
+            let dt = courant / (C0 * cell_size.iter().map(|d| 1.0 / (d * d)).sum::<f64>().sqrt());
+            let steps = duration / dt;
+            if steps < 1.0 - 1e-9 {
+                return Err(v.err(format!(
+                    "{} s is shorter than one time step (dt = {} s)",
+                    num(duration),
+                    num(dt)
+                )));
+            }
+            if steps > MAX_DURATION_STEPS {
+                return Err(v
+                    .err(format!(
+                        "{} s would take {} time steps of {} s",
+                        num(duration),
+                        num(steps.ceil()),
+                        num(dt)
+                    ))
+                    .hint("durations are in seconds (1 ns = 1e-9); give `steps` to really run this long"));
+            }
+            TimeEnd::Duration(duration)
+        }
+        OneOf::Second(v) => TimeEnd::Steps(v.uint(1)?),
     };
     Ok(Time { end, courant })
 }
@@ -258,7 +297,8 @@ fn boundaries(t: Option<Tbl>, domain: &Domain, grid_at: &Val) -> R<Boundaries> {
     check_periodic(&faces)?;
     let kinds = faces.map(|f| f.map_or(FaceKind::Cpml, |f| f.kind));
     for (a, axis) in AXES.iter().enumerate() {
-        let total = (0..2).filter(|h| kinds[2 * a + h] == FaceKind::Cpml).count() * params.cells;
+        let layers = (0..2).filter(|h| kinds[2 * a + h] == FaceKind::Cpml).count();
+        let total = layers.saturating_mul(params.cells);
         let n = domain.cells[a];
         if total > 0 && total >= n {
             let at = cpml_cells_at.as_ref().unwrap_or(grid_at);
@@ -281,8 +321,12 @@ fn boundaries(t: Option<Tbl>, domain: &Domain, grid_at: &Val) -> R<Boundaries> {
 
 fn boundary_kind(v: &Val) -> R<FaceKind> {
     let name = choice(v, "boundary", &["pec", "pmc", "periodic", "cpml"], |s| {
-        matches!(s, "pml" | "abc" | "mur" | "absorbing" | "open")
-            .then(|| (format!("unknown boundary {s:?}"), Some("absorbing boundaries are \"cpml\"".into())))
+        matches!(s, "pml" | "abc" | "mur" | "absorbing" | "open").then(|| {
+            (
+                format!("unknown boundary {s:?}"),
+                Some("absorbing boundaries are \"cpml\"".into()),
+            )
+        })
     })?;
     Ok(match name {
         "pec" => FaceKind::Pec,
@@ -347,8 +391,10 @@ fn materials(v: Option<Val>) -> R<Vec<Material>> {
     let t = v.table()?;
     for (name, span, m) in t.entries() {
         if name == "vacuum" || name == "pec" {
-            return Err(Diag::new(span, &m.path, format!("built-in material {name:?} cannot be redefined"))
-                .hint("\"vacuum\" and \"pec\" always exist; give your material another name"));
+            return Err(
+                Diag::new(span, &m.path, format!("built-in material {name:?} cannot be redefined"))
+                    .hint("\"vacuum\" and \"pec\" always exist; give your material another name"),
+            );
         }
         if name.trim().is_empty() {
             return Err(Diag::new(span, &m.path, "a material name must not be empty"));
@@ -395,11 +441,18 @@ const SHAPE_KEYS: [(&str, &[&str]); 3] = [
 fn object(t: &Tbl, materials: &[Material], size: [f64; 3]) -> R<Object> {
     let shape_v = t.req("shape")?;
     let shape_name = choice(&shape_v, "shape", &["box", "sphere", "cylinder"], |_| None)?;
-    let geometry = SHAPE_KEYS.iter().find(|(s, _)| *s == shape_name).map_or(&[][..], |(_, k)| k);
+    let geometry = SHAPE_KEYS
+        .iter()
+        .find(|(s, _)| *s == shape_name)
+        .map_or(&[][..], |(_, k)| k);
     let mut allowed = vec!["shape", "material"];
     allowed.extend(geometry);
     t.check_keys_with(&allowed, |k| {
-        let users: Vec<&str> = SHAPE_KEYS.iter().filter(|(_, ks)| ks.contains(&k)).map(|(s, _)| *s).collect();
+        let users: Vec<&str> = SHAPE_KEYS
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(s, _)| *s)
+            .collect();
         (!users.is_empty()).then(|| {
             (
                 format!("{k:?} does not apply to a {shape_name}"),
@@ -442,7 +495,7 @@ fn object(t: &Tbl, materials: &[Material], size: [f64; 3]) -> R<Object> {
         }
     };
     let (lo, hi) = shape.bounds();
-    if (0..3).any(|a| hi[a] < 0.0 || lo[a] > size[a]) {
+    if (0..3).any(|a| !(hi[a] >= 0.0 && lo[a] <= size[a])) {
         return Err(Diag::new(
             t.span.clone(),
             &t.path,
@@ -478,17 +531,7 @@ fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> R<Vec<Source>> {
         .map(|(i, t)| {
             t.check_keys(&["name", "type", "component", "position", "waveform"])?;
             let name = names.take(t, "source", i)?;
-            let kind = match choice(&t.req("type")?, "source type", &["current", "hard"], |s| match s {
-                "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
-                "port" | "lumped_port" => Some((
-                    "lumped ports are not implemented yet".into(),
-                    Some("a soft \"current\" source in a one-cell gap is the closest substitute".into()),
-                )),
-                _ => None,
-            })? {
-                "current" => SourceKind::Current,
-                _ => SourceKind::Hard,
-            };
+            let kind = source_kind(&t.req("type")?)?;
             let component = component(&t.req("component")?)?;
             let position = point(&t.req("position")?, size)?;
             let waveform = waveform(&t.req("waveform")?.table()?)?;
@@ -503,6 +546,23 @@ fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> R<Vec<Source>> {
         .collect()
 }
 
+fn source_kind(v: &Val) -> R<SourceKind> {
+    let planned = |s: &str| -> Note {
+        match s {
+            "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
+            "port" | "lumped_port" => Some((
+                "lumped ports are not implemented yet".into(),
+                Some("a soft \"current\" source in a one-cell gap is the closest substitute".into()),
+            )),
+            _ => None,
+        }
+    };
+    Ok(match choice(v, "source type", &["current", "hard"], planned)? {
+        "current" => SourceKind::Current,
+        _ => SourceKind::Hard,
+    })
+}
+
 /// Keys each waveform type accepts besides `type`, `amplitude` and `delay`.
 const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
     ("gaussian", &["frequency", "tau"]),
@@ -515,11 +575,18 @@ const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
 fn waveform(t: &Tbl) -> R<Waveform> {
     let types = WAVEFORM_KEYS.map(|(k, _)| k);
     let ty = choice(&t.req("type")?, "waveform type", &types, |_| None)?;
-    let own = WAVEFORM_KEYS.iter().find(|(k, _)| *k == ty).map_or(&[][..], |(_, keys)| keys);
+    let own = WAVEFORM_KEYS
+        .iter()
+        .find(|(k, _)| *k == ty)
+        .map_or(&[][..], |(_, keys)| keys);
     let mut allowed = vec!["type", "amplitude", "delay"];
     allowed.extend(own);
     t.check_keys_with(&allowed, |k| {
-        let users: Vec<&str> = WAVEFORM_KEYS.iter().filter(|(_, ks)| ks.contains(&k)).map(|(w, _)| *w).collect();
+        let users: Vec<&str> = WAVEFORM_KEYS
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(w, _)| *w)
+            .collect();
         (!users.is_empty()).then(|| {
             (
                 format!("{k:?} does not apply to waveform type {ty:?}"),
@@ -564,10 +631,25 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             (WaveShape::Sine { frequency, ramp }, 0.0)
         }
     };
+    let delay = opt(t, "delay", delay, Val::nonneg)?;
+    let derived = match shape {
+        WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => [tau, tau],
+        WaveShape::Ricker { frequency } => [frequency, frequency],
+        WaveShape::ModulatedGaussian { frequency, tau } => [frequency, tau],
+        WaveShape::Sine { frequency, ramp } => [frequency, ramp],
+    };
+    // Extreme (e.g. subnormal) inputs can overflow tau, delay or ramp.
+    if !(delay.is_finite() && derived.iter().all(|x| x.is_finite() && *x > 0.0)) {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            format!("the waveform's parameters are out of range ({shape:?}, delay {delay:e} s)"),
+        ));
+    }
     Ok(Waveform {
         shape,
         amplitude,
-        delay: opt(t, "delay", delay, Val::nonneg)?,
+        delay,
     })
 }
 
@@ -586,7 +668,9 @@ fn probe(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<Probe> {
     Ok(Probe {
         name: names.take(t, "probe", i)?,
         position: point(&t.req("position")?, size)?,
-        components: t.get("components").map_or(Ok(Component::ALL.to_vec()), |v| components(&v))?,
+        components: t
+            .get("components")
+            .map_or(Ok(Component::ALL.to_vec()), |v| components(&v))?,
         every: t.get("every").map_or(Ok(1), |v| v.uint(1))?,
     })
 }
@@ -635,7 +719,9 @@ fn snapshot(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<Snapshot>
         region,
         components: t
             .get("components")
-            .map_or(Ok(vec![Component::Ex, Component::Ey, Component::Ez]), |v| components(&v))?,
+            .map_or(Ok(vec![Component::Ex, Component::Ey, Component::Ez]), |v| {
+                components(&v)
+            })?,
         every: t.get("every").map_or(Ok(10), |v| v.uint(1))?,
     })
 }
@@ -667,6 +753,11 @@ impl Names {
                 let s = v.str()?;
                 if s.trim().is_empty() {
                     return Err(v.err("a name must not be empty"));
+                }
+                if s.chars().any(|c| c == '/' || c.is_control()) {
+                    return Err(v
+                        .err(format!("invalid name {s:?}"))
+                        .hint("names are used in the output file: no '/' or control characters"));
                 }
                 (s.to_string(), v.err(""))
             }
@@ -705,7 +796,9 @@ fn components(v: &Val) -> R<Vec<Component>> {
         _ => return Err(v.expected("an array of field components like [\"Ex\", \"Hz\"]")),
     };
     if items.is_empty() {
-        return Err(v.err("the list of components is empty").hint("list at least one of Ex, Ey, Ez, Hx, Hy, Hz"));
+        return Err(v
+            .err("the list of components is empty")
+            .hint("list at least one of Ex, Ey, Ez, Hx, Hy, Hz"));
     }
     let mut out = Vec::with_capacity(items.len());
     for item in &items {
@@ -723,7 +816,11 @@ fn point(v: &Val, size: [f64; 3]) -> R<[f64; 3]> {
     let p = v.vec3()?;
     if let Some(a) = (0..3).find(|&a| !within(p[a], size[a])) {
         return Err(v
-            .err(format!("position {} m is outside the domain {}", vec3(p), domain_desc(size)))
+            .err(format!(
+                "position {} m is outside the domain {}",
+                vec3(p),
+                domain_desc(size)
+            ))
             .hint(format!("{} must be between 0 and {} m", AXES[a], num(size[a]))));
     }
     Ok(p)
@@ -796,7 +893,12 @@ fn vec3(v: [f64; 3]) -> String {
 }
 
 fn domain_desc(size: [f64; 3]) -> String {
-    format!("[0, {}] x [0, {}] x [0, {}] m", num(size[0]), num(size[1]), num(size[2]))
+    format!(
+        "[0, {}] x [0, {}] x [0, {}] m",
+        num(size[0]),
+        num(size[1]),
+        num(size[2])
+    )
 }
 
 fn int_value(i: &DeInteger) -> Option<i128> {
@@ -869,7 +971,10 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     }
     let before = &text[..offset];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 fn describe(v: &DeValue) -> String {
@@ -1318,13 +1423,20 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         let src = &s.sources;
         assert_eq!(src.len(), 7);
         let names: Vec<&str> = src.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["source1", "b", "source3", "source4", "source5", "source6", "source7"]);
+        assert_eq!(
+            names,
+            ["source1", "b", "source3", "source4", "source5", "source6", "source7"]
+        );
         assert_eq!(src[0].kind, SourceKind::Current);
         assert_eq!(src[0].component, Component::Ez);
         assert_eq!(src[0].position, [0.01, 0.015, 0.0075]);
         // gaussian from a frequency: exactly gprMax's.
         assert_eq!(src[0].waveform, Waveform::gaussian_from_frequency(1.0, 2e9));
-        assert_relative_eq!(tau_of(&src[0].waveform), 1.0 / (PI * 2f64.sqrt() * 2e9), max_relative = 1e-15);
+        assert_relative_eq!(
+            tau_of(&src[0].waveform),
+            1.0 / (PI * 2f64.sqrt() * 2e9),
+            max_relative = 1e-15
+        );
         assert_relative_eq!(src[0].waveform.delay, 0.5e-9, max_relative = 1e-15);
 
         assert_eq!(src[1].kind, SourceKind::Hard);
@@ -1345,7 +1457,10 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
 
         // Default bandwidth = carrier: tau = 2/(pi·4e9).
         let tau = 2.0 / (PI * 4e9);
-        assert_eq!(src[3].waveform.shape, WaveShape::ModulatedGaussian { frequency: 4e9, tau });
+        assert_eq!(
+            src[3].waveform.shape,
+            WaveShape::ModulatedGaussian { frequency: 4e9, tau }
+        );
         assert_relative_eq!(src[3].waveform.delay, 4.5 * tau, max_relative = 1e-15);
         assert_eq!(
             src[4].waveform.shape,
@@ -1368,7 +1483,11 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             }
         );
         // gaussian_derivative from a frequency: gprMax's tau, delay overridden.
-        assert_relative_eq!(tau_of(&src[6].waveform), 1.0 / (PI * 2f64.sqrt() * 1e9), max_relative = 1e-15);
+        assert_relative_eq!(
+            tau_of(&src[6].waveform),
+            1.0 / (PI * 2f64.sqrt() * 1e9),
+            max_relative = 1e-15
+        );
         assert!(matches!(src[6].waveform.shape, WaveShape::GaussianDerivative { .. }));
         assert_eq!(src[6].waveform.delay, 2e-9);
 
@@ -1435,7 +1554,10 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         assert_eq!(s.domain.cell_size, [1e-3; 3]);
         assert_eq!(s.time.end, TimeEnd::Steps(100));
         assert_eq!(s.time.courant, 0.99);
-        assert_eq!(s.boundaries.faces, std::array::from_fn(|_| Boundary::Cpml(CpmlParams::default())));
+        assert_eq!(
+            s.boundaries.faces,
+            std::array::from_fn(|_| Boundary::Cpml(CpmlParams::default()))
+        );
         assert_eq!(s.materials, vec![Material::vacuum(), Material::pec()]);
         assert!(s.objects.is_empty() && s.sources.is_empty() && s.probes.is_empty() && s.snapshots.is_empty());
     }
@@ -1456,7 +1578,10 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         // Axis keys without `all`: the rest default to cpml.
         let s = ok(&format!("{head}[boundaries]\nz = \"periodic\"\n"));
         let c = Cpml(CpmlParams::default());
-        assert_eq!(s.boundaries.faces, [c.clone(), c.clone(), c.clone(), c, Periodic, Periodic]);
+        assert_eq!(
+            s.boundaries.faces,
+            [c.clone(), c.clone(), c.clone(), c, Periodic, Periodic]
+        );
     }
 
     /// (scene, substrings the message must contain, line, column)
@@ -1498,6 +1623,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\ncourant = 0.5\n", &["time: missing key \"duration\" or \"steps\""], 4, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ncourant = 1.5\n", &["time.courant: Courant factor 1.5 > 1: the Yee scheme is unstable above 1"], 6, 11),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ncourant = 0\n", &["time.courant: must be > 0 (got 0)"], 6, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 5\n", &["time.duration: 5 s would take 2.62250388375e12 time steps of 1.90657486953e-12 s", "help: durations are in seconds"], 5, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 1e-13\n", &["time.duration: 1e-13 s is shorter than one time step (dt = 1.90657486953e-12 s)"], 5, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 1e-9\nsteps = 10\n", &["time.steps: both \"duration\" and \"steps\" are given"], 6, 1),
         // --- boundaries
         ("[domain]\ncell = 1e-3\ncells = [15, 40, 40]\n[time]\nsteps = 10\n", &["domain.cells: CPML layers (20 cells in all) leave no interior along x, which has 15 cells"], 3, 9),
@@ -1507,6 +1634,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nz_max = \"pec\"\nz = \"periodic\"\n", &["boundaries.z_max: face z_max is set twice, by \"z\" and by \"z_max\""], 7, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nxmin = \"pec\"\n", &["boundaries.xmin: unknown key \"xmin\"", "did you mean \"x_min\"?"], 7, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 30\n", &["boundaries.cpml.cells: CPML layers (60 cells in all) leave no interior along x"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 9223372036854775807\n", &["boundaries.cpml.cells: CPML layers (18446744073709551614 cells in all)"], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\nkappa_max = 0.5\n", &["boundaries.cpml.kappa_max: must be >= 1 (got 0.5)"], 7, 13),
         // --- materials
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.foo]\neps_r = 0.5\n", &["materials.foo.eps_r: eps_r = 0.5 < 1 is not a passive material", "help: non-dispersive"], 7, 9),
@@ -1534,6 +1662,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"sine\", frequency = 1e9, ramp = -1 }\n", &["sources[0].waveform.ramp: must be > 0 (got -1)"], 10, 53),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\nname = \"a\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\nname = \"a\"\n", &["sources[1].name: duplicate name \"a\" (also used by sources[0])"], 13, 8),
         // --- probes and snapshots
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 5e-324 }\n", &["sources[0].waveform: the waveform's parameters are out of range"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nname = \"a/b\"\n", &["probes[0].name: invalid name \"a/b\"", "no '/'"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [-0.001, 0, 0]\n", &["probes[0].position: position [-0.001, 0, 0] m is outside the domain"], 7, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\nevery = 0\n", &["probes[0].every: must be >= 1 (got 0)"], 8, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\nevery = 2.5\n", &["probes[0].every: expected an integer, found float 2.5"], 8, 9),
@@ -1604,10 +1734,58 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
     fn suggestions() {
         assert_eq!(suggest("Eq", &COMPONENT_NAMES), Some("Ex"));
         assert_eq!(suggest("EZ", &COMPONENT_NAMES), Some("Ez"));
-        assert_eq!(suggest("gaussian_deriv", &["gaussian", "gaussian_derivative"]), Some("gaussian_derivative"));
+        assert_eq!(
+            suggest("gaussian_deriv", &["gaussian", "gaussian_derivative"]),
+            Some("gaussian_derivative")
+        );
         assert_eq!(suggest("w", &AXES), None);
         assert_eq!(suggest("frequncy", &["frequency", "tau"]), Some("frequency"));
         assert_eq!(suggest("zzzz", &["frequency", "tau"]), None);
+    }
+
+    /// Every scene shipped in `scenes/` parses, discretises, has live sources and
+    /// stays small enough to run in about a minute on a laptop.
+    #[test]
+    fn example_scenes_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).expect("scenes/ directory") {
+            let path = entry.expect("directory entry").path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let scene = Scene::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            let name = path.display();
+            assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
+            assert!(!scene.sources.is_empty() && !scene.probes.is_empty() && !scene.snapshots.is_empty());
+            let model = crate::model::Model::discretize(&scene).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let work = model.grid.cells() as f64 * model.grid.steps as f64;
+            assert!(work <= 3e9, "{name}: {work:e} cell updates is too slow for an example");
+            for s in &model.sources {
+                assert!(s.scale != 0.0, "{name}: source {} sits on a PEC sample", s.name);
+            }
+            if let Some((f, cells_per_wavelength)) = model.resolution {
+                assert!(
+                    cells_per_wavelength >= 10.0,
+                    "{name}: {cells_per_wavelength} cells/wavelength at {f:e} Hz"
+                );
+            }
+            count += 1;
+        }
+        assert!(count >= 4, "expected the four example scenes in {}", dir.display());
+    }
+
+    /// The complete example in docs/scene-format.md is valid.
+    #[test]
+    fn documented_example_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/scene-format.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/scene-format.md");
+        let start = doc.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
+        let end = start + doc[start..].find("```").expect("end of the block");
+        let scene = ok(&doc[start..end]);
+        assert_eq!(scene.domain.cells, [100, 100, 100]);
+        assert_eq!(scene.objects.len(), 2);
+        crate::model::Model::discretize(&scene).unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// No prefix or mangling of a valid scene may panic the parser.

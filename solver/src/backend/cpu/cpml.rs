@@ -179,7 +179,16 @@ enum RowCoef<'a> {
 /// `d = (s1 − s0)·inv`. All slices start at the row's first updated sample.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn row<P: RowProfile>(t: &mut [f32], s1: &[f32], s0: &[f32], psi: &mut [f32], prof: P, inv: f32, sgn: f32, coef: RowCoef) {
+fn row<P: RowProfile>(
+    t: &mut [f32],
+    s1: &[f32],
+    s0: &[f32],
+    psi: &mut [f32],
+    prof: P,
+    inv: f32,
+    sgn: f32,
+    coef: RowCoef,
+) {
     let n = t.len();
     let (s1, s0, psi) = (&s1[..n], &s0[..n], &mut psi[..n]);
     let prof = prof.truncate(n);

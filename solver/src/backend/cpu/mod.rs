@@ -66,12 +66,19 @@ impl CpuBackend {
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }
-
 }
 
 /// One full time step `n`; `src` holds this step's source values.
 #[allow(clippy::too_many_arguments)]
-fn step_one(m: &Model, passes: &[cpml::Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]], probes: &mut ProbeBuffers, n: usize, src: &[f32]) {
+fn step_one(
+    m: &Model,
+    passes: &[cpml::Pass],
+    f: &mut [Vec<f32>; 6],
+    psi: &mut [[Vec<f32>; 4]],
+    probes: &mut ProbeBuffers,
+    n: usize,
+    src: &[f32],
+) {
     update::update_h(m, passes, f, psi);
     apply_sources(m, f, src, false);
     // Face planes first: they are disjoint from the bulk samples and read only H, and
@@ -119,7 +126,15 @@ impl Backend for CpuBackend {
         } = self;
         pool.install(|| {
             for s in 0..count {
-                step_one(model, passes, &mut fields.0, psi, probes, n0 + s, &sources[s * ns..(s + 1) * ns]);
+                step_one(
+                    model,
+                    passes,
+                    &mut fields.0,
+                    psi,
+                    probes,
+                    n0 + s,
+                    &sources[s * ns..(s + 1) * ns],
+                );
             }
         });
         Ok(())

@@ -55,7 +55,18 @@ fn correct_rows(
 /// every H component update (see the table in `update_h`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn h_row(out: &mut [f32], a1: &[f32], a0: &[f32], ia: f32, b1: &[f32], b0: &[f32], ib: f32, flag: u32, mat: &[u16], db: &[f32]) {
+fn h_row(
+    out: &mut [f32],
+    a1: &[f32],
+    a0: &[f32],
+    ia: f32,
+    b1: &[f32],
+    b0: &[f32],
+    ib: f32,
+    flag: u32,
+    mat: &[u16],
+    db: &[f32],
+) {
     let n = out.len();
     let (a1, a0, b1, b0) = (&a1[..n], &a0[..n], &b1[..n], &b0[..n]);
     if flag != MIXED {
@@ -174,7 +185,15 @@ pub fn update_h(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[V
                     }
                 }
                 if !work.is_empty() {
-                    correct_rows(m, passes, &mut work, i, j, &mut [&mut *hx, &mut *hy, &mut *hz], [ex, ey, ez]);
+                    correct_rows(
+                        m,
+                        passes,
+                        &mut work,
+                        i,
+                        j,
+                        &mut [&mut *hx, &mut *hy, &mut *hz],
+                        [ex, ey, ez],
+                    );
                 }
             }
         });
@@ -254,7 +273,15 @@ pub fn update_e(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[V
                     );
                 }
                 if !work.is_empty() {
-                    correct_rows(m, passes, &mut work, i, j, &mut [&mut *ex, &mut *ey, &mut *ez], [hx, hy, hz]);
+                    correct_rows(
+                        m,
+                        passes,
+                        &mut work,
+                        i,
+                        j,
+                        &mut [&mut *ex, &mut *ey, &mut *ez],
+                        [hx, hy, hz],
+                    );
                 }
             }
         });

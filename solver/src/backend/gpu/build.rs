@@ -1,0 +1,829 @@
+//! Allocation of every buffer and the per-step list of dispatches.
+//!
+//! Everything a step needs is prepared once: one uniform parameter block and one bind
+//! group per dispatch, in the CPU backend's order (`backend/cpu/mod.rs::step_one`):
+//!
+//! 1. H bulk; CPML corrections to H (layer by layer, like `cpml::correct_h`);
+//!    magnetic sources; H ghost planes (and the periodic-x image of H[nx−1]).
+//! 2. E bulk; E on PMC/periodic face planes; CPML corrections to E; electric sources;
+//!    periodic copies (x, then y, then z); E ghost planes.
+//! 3. Probe sampling.
+use super::kernels::{Kernel, Kernels, Shapes};
+use super::layout::{Layout, MAX_STEPS, PARAM_BYTES};
+use crate::model::{FaceKind, Model};
+use crate::scene::SourceKind;
+use wgpu::util::DeviceExt;
+
+/// One prepared dispatch.
+pub struct Op {
+    pub kernel: Kernel,
+    pub bg: wgpu::BindGroup,
+    pub groups: [u32; 3],
+    /// Probe sampling: skipped at steps where no probe is due.
+    pub probe: bool,
+}
+
+/// Buffers of one piece (held so they live as long as the backend).
+#[allow(dead_code)]
+pub struct PieceBufs {
+    /// Ex, Ey, Ez, Hx, Hy, Hz.
+    pub fields: [wgpu::Buffer; 6],
+}
+
+/// Everything allocated for a run.
+pub struct Built {
+    #[allow(dead_code)]
+    pub pieces: Vec<PieceBufs>,
+    /// Per-step dispatches in order.
+    pub ops: Vec<Op>,
+    /// Source values of a submission, `[step][source]`.
+    pub values: wgpu::Buffer,
+    /// Step records (dynamic-offset uniform) and their bind group.
+    pub steps: wgpu::Buffer,
+    pub step_bg: wgpu::BindGroup,
+    pub step_stride: u64,
+    /// Probe slots on the device and two readback copies (two submissions in flight).
+    pub probe_out: wgpu::Buffer,
+    pub probe_maps: [wgpu::Buffer; 2],
+    /// Readback: gather parameters, packed box, mappable copy; bind groups per piece
+    /// and component.
+    pub gather_params: wgpu::Buffer,
+    pub pack: wgpu::Buffer,
+    pub map: wgpu::Buffer,
+    pub gather_bgs: Vec<Vec<wgpu::BindGroup>>,
+    /// Buffers that only need to stay alive.
+    #[allow(dead_code)]
+    pub keep: Vec<wgpu::Buffer>,
+}
+
+/// Index range along axis `u` of E component `ec`'s samples that the CPML updates
+/// (off PEC walls and periodic high planes): a copy of `backend/cpu/cpml.rs::e_range`.
+fn e_range(m: &Model, ec: usize, u: usize) -> (usize, usize) {
+    let n = m.grid.n[u];
+    if u == ec {
+        return (0, n);
+    }
+    let lo = match m.faces[2 * u] {
+        FaceKind::Pec | FaceKind::Cpml => 1,
+        _ => 0,
+    };
+    let hi = match m.faces[2 * u + 1] {
+        FaceKind::Pmc => n + 1,
+        _ => n,
+    };
+    (lo, hi)
+}
+
+/// Workgroups for `count` threads of a linear kernel with `wg` threads per group, as a
+/// 2-D grid within `max_dim` per dimension; returns (groups, threads per grid row).
+pub fn linear(count: usize, wg: u32, max_dim: u32) -> ([u32; 3], u32) {
+    let groups = count.div_ceil(wg as usize).max(1);
+    let x = groups.min(max_dim as usize);
+    let y = groups.div_ceil(x);
+    ([x as u32, y as u32, 1], x as u32 * wg)
+}
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+fn u(x: usize) -> u32 {
+    u32::try_from(x).expect("index fits in u32 (guaranteed by the slab layout)")
+}
+
+struct Builder<'a> {
+    device: &'a wgpu::Device,
+    kernels: &'a Kernels,
+    shapes: Shapes,
+    max_dim: u32,
+    keep: Vec<wgpu::Buffer>,
+}
+
+impl Builder<'_> {
+    fn storage_init(&mut self, label: &str, data: &[u8]) -> wgpu::Buffer {
+        // A binding must not be empty.
+        let pad = [0u8; 4];
+        let contents = if data.is_empty() { &pad[..] } else { data };
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        })
+    }
+
+    fn zeroed(&mut self, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn field(&mut self, label: &str, floats: usize) -> wgpu::Buffer {
+        self.zeroed(
+            label,
+            4 * floats as u64,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
+    fn params(&mut self, words: &[u32]) -> wgpu::Buffer {
+        let mut data = vec![0u8; PARAM_BYTES as usize];
+        data[..4 * words.len()].copy_from_slice(bytemuck::cast_slice(words));
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("kernel parameters"),
+            contents: &data,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
+    fn bind(&self, k: Kernel, entries: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let e: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: self.kernels.layout(k),
+            entries: &e,
+        })
+    }
+
+    /// A linear-kernel op with its own parameter block.
+    fn linear_op(
+        &mut self,
+        k: Kernel,
+        count: usize,
+        mut words: Vec<u32>,
+        stride_at: usize,
+        bufs: &[(u32, &wgpu::Buffer)],
+        param_binding: u32,
+    ) -> Op {
+        let (groups, stride) = linear(count, Kernels::linear_wg(k, self.shapes), self.max_dim);
+        words[stride_at] = stride;
+        let pb = self.params(&words);
+        let mut entries: Vec<(u32, &wgpu::Buffer)> = vec![(param_binding, &pb)];
+        entries.extend_from_slice(bufs);
+        let bg = self.bind(k, &entries);
+        self.keep.push(pb);
+        Op {
+            kernel: k,
+            bg,
+            groups,
+            probe: false,
+        }
+    }
+
+    /// Copy `count` floats between (or within) field buffers.
+    fn copy_op(&mut self, src: &wgpu::Buffer, src_off: usize, dst: &wgpu::Buffer, dst_off: usize, count: usize) -> Op {
+        let words = vec![u(src_off), u(dst_off), u(count), 0, 0, 0, 0, 0];
+        if src == dst {
+            self.linear_op(Kernel::CopyWithin, count, words, 3, &[(3, dst)], 0)
+        } else {
+            self.linear_op(Kernel::CopyBetween, count, words, 3, &[(1, src), (2, dst)], 0)
+        }
+    }
+}
+
+/// Pack u16 material indices of component `c` into the local layout of piece `p`.
+fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
+    let piece = layout.pieces[p];
+    let sx = layout.sx;
+    let nx = model.grid.n[0];
+    let mut words = vec![0u32; layout.mat_words(p)];
+    let mat = &model.mat[c];
+    for lp in 0..piece.planes + 2 {
+        // Global plane of local plane lp; ghosts outside the grid stay 0.
+        let Some(i) = (piece.i0 + lp).checked_sub(1) else {
+            continue;
+        };
+        if i > nx {
+            continue;
+        }
+        let src = &mat[i * sx..(i + 1) * sx];
+        for (q, &m) in src.iter().enumerate() {
+            let l = lp * sx + q;
+            words[l >> 1] |= (m as u32) << ((l & 1) * 16);
+        }
+    }
+    words
+}
+
+/// Allocate every buffer and prepare the dispatches of one step.
+pub fn build(
+    device: &wgpu::Device,
+    kernels: &Kernels,
+    shapes: Shapes,
+    model: &Model,
+    layout: &Layout,
+    uniform_align: u64,
+) -> Built {
+    let max_dim = device.limits().max_compute_workgroups_per_dimension;
+    let mut b = Builder {
+        device,
+        kernels,
+        shapes,
+        max_dim,
+        keep: Vec::new(),
+    };
+    let g = &model.grid;
+    let [nx, ny, nz] = g.n;
+    let (sx, sy) = (layout.sx, layout.sy);
+    let [idx, idy, idz] = g.inv_d();
+    let np = layout.pieces.len();
+    let names = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
+
+    // Shared tables.
+    let coef_e: Vec<f32> = model.coefs.e.iter().flat_map(|c| c.iter().copied()).collect();
+    let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
+    let coef_h = b.storage_init("coefs.h", bytemuck::cast_slice(&model.coefs.h));
+    // CPML profiles: per layer e.b, e.a, e.kinv, h.b, h.a, h.kinv.
+    let mut prof = Vec::<f32>::new();
+    let mut prof_off = Vec::new();
+    for l in &model.cpml {
+        let mut offs = [0usize; 6];
+        for (s, v) in [&l.e.b, &l.e.a, &l.e.kinv, &l.h.b, &l.h.a, &l.h.kinv]
+            .into_iter()
+            .enumerate()
+        {
+            offs[s] = prof.len();
+            prof.extend_from_slice(v);
+        }
+        prof_off.push(offs);
+    }
+    let profiles = b.storage_init("CPML profiles", bytemuck::cast_slice(&prof));
+
+    // Per-piece arrays.
+    let mut fields = Vec::with_capacity(np);
+    let mut mats = Vec::with_capacity(np);
+    let mut rows = Vec::with_capacity(np);
+    let mut grid_params = Vec::with_capacity(np);
+    for p in 0..np {
+        let piece = layout.pieces[p];
+        let len = layout.field_len(p);
+        fields.push(std::array::from_fn::<_, 6, _>(|c| {
+            b.field(&format!("{} piece {p}", names[c]), len)
+        }));
+        let m: [wgpu::Buffer; 6] = std::array::from_fn(|c| {
+            let words = packed_mats(model, layout, p, c);
+            b.storage_init(
+                &format!("material indices {} piece {p}", names[c]),
+                bytemuck::cast_slice(&words),
+            )
+        });
+        mats.push(m);
+        let r = (piece.i0 * (ny + 1), piece.end() * (ny + 1));
+        let rows_of = |cs: std::ops::Range<usize>| -> Vec<u32> {
+            cs.flat_map(|c| model.rows[c][r.0..r.1].iter().copied()).collect()
+        };
+        let re = b.storage_init("row flags E", bytemuck::cast_slice(&rows_of(0..3)));
+        let rh = b.storage_init("row flags H", bytemuck::cast_slice(&rows_of(3..6)));
+        rows.push([re, rh]);
+        let words = [
+            u(nx),
+            u(ny),
+            u(nz),
+            u(piece.i0),
+            u(piece.planes),
+            u(sx),
+            u(sy),
+            0,
+            f(idx),
+            f(idy),
+            f(idz),
+            0,
+        ];
+        grid_params.push(b.params(&words));
+    }
+
+    // Per-submission buffers.
+    let ns = model.sources.len();
+    let values = b.zeroed(
+        "source values",
+        Layout::source_bytes(model),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    );
+    let step_stride = super::layout::STEP_RECORD_BYTES.max(uniform_align);
+    let steps = b.zeroed(
+        "step records",
+        step_stride * MAX_STEPS as u64,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    );
+    let step_bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("step records"),
+        layout: &kernels.step_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &steps,
+                offset: 0,
+                size: std::num::NonZeroU64::new(16),
+            }),
+        }],
+    });
+    let probe_out = b.zeroed(
+        "probe samples",
+        layout.probe_bytes(),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    );
+    let probe_maps = std::array::from_fn(|_| {
+        b.zeroed(
+            "probe readback",
+            layout.probe_bytes(),
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )
+    });
+
+    let mut ops = Vec::new();
+    let bulk_groups = |p: usize| {
+        [
+            u((nz + 1).div_ceil(shapes.bulk[0] as usize)),
+            u((ny + 1).div_ceil(shapes.bulk[1] as usize)),
+            u(layout.pieces[p].planes),
+        ]
+    };
+
+    // ---- H phase ----------------------------------------------------------------
+    for p in 0..np {
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let [_, _, _, mx, my, mz] = &mats[p];
+        let bg = b.bind(
+            Kernel::UpdateH,
+            &[
+                (0, &grid_params[p]),
+                (1, ex),
+                (2, ey),
+                (3, ez),
+                (4, hx),
+                (5, hy),
+                (6, hz),
+                (7, mx),
+                (8, my),
+                (9, mz),
+                (10, &rows[p][1]),
+                (11, &coef_h),
+            ],
+        );
+        ops.push(Op {
+            kernel: Kernel::UpdateH,
+            bg,
+            groups: bulk_groups(p),
+            probe: false,
+        });
+    }
+    cpml_ops(
+        &mut b, model, layout, &fields, &mats, &coef_e, &coef_h, &profiles, &prof_off, false, &mut ops,
+    );
+    source_ops(&mut b, model, layout, &fields, &values, false, &mut ops);
+    // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
+    for p in 0..np.saturating_sub(1) {
+        let last = layout.pieces[p].planes * sx;
+        for c in [4, 5] {
+            ops.push(b.copy_op(&fields[p][c], last, &fields[p + 1][c], 0, sx));
+        }
+    }
+    if model.faces[0] == FaceKind::Periodic {
+        // The first piece's low ghost holds H[nx−1] (the periodic image of H[−1]).
+        let q = layout.owner(nx - 1);
+        for c in [4, 5] {
+            ops.push(b.copy_op(&fields[q][c], layout.local(q, nx - 1, 0, 0), &fields[0][c], 0, sx));
+        }
+    }
+
+    // ---- E phase ----------------------------------------------------------------
+    for p in 0..np {
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let [mx, my, mz, _, _, _] = &mats[p];
+        let bg = b.bind(
+            Kernel::UpdateE,
+            &[
+                (0, &grid_params[p]),
+                (1, ex),
+                (2, ey),
+                (3, ez),
+                (4, hx),
+                (5, hy),
+                (6, hz),
+                (7, mx),
+                (8, my),
+                (9, mz),
+                (10, &rows[p][0]),
+                (11, &coef_e),
+            ],
+        );
+        ops.push(Op {
+            kernel: Kernel::UpdateE,
+            bg,
+            groups: bulk_groups(p),
+            probe: false,
+        });
+    }
+    face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
+    cpml_ops(
+        &mut b, model, layout, &fields, &mats, &coef_e, &coef_h, &profiles, &prof_off, true, &mut ops,
+    );
+    source_ops(&mut b, model, layout, &fields, &values, true, &mut ops);
+    // Periodic copies, in the CPU's axis order.
+    if model.faces[0] == FaceKind::Periodic {
+        let last = np - 1;
+        for c in [1, 2] {
+            ops.push(b.copy_op(
+                &fields[0][c],
+                layout.local(0, 0, 0, 0),
+                &fields[last][c],
+                layout.local(last, nx, 0, 0),
+                sx,
+            ));
+        }
+    }
+    for axis in [1usize, 2] {
+        if model.faces[2 * axis] != FaceKind::Periodic {
+            continue;
+        }
+        for p in 0..np {
+            let planes = layout.pieces[p].planes;
+            let count = planes * if axis == 1 { nz + 1 } else { ny + 1 };
+            let words = vec![u(axis), u(ny), u(nz), u(sx), u(sy), u(count), 0, 0];
+            let [ex, ey, ez, ..] = &fields[p];
+            ops.push(b.linear_op(Kernel::PeriodicYz, count, words, 6, &[(1, ex), (2, ey), (3, ez)], 11));
+        }
+    }
+    // Ghosts: Ey, Ez of each piece's first plane into the previous piece's high ghost.
+    for p in 0..np.saturating_sub(1) {
+        let high = (layout.pieces[p].planes + 1) * sx;
+        for c in [1, 2] {
+            ops.push(b.copy_op(&fields[p + 1][c], sx, &fields[p][c], high, sx));
+        }
+    }
+
+    // ---- probes -----------------------------------------------------------------
+    let mut q = 0usize;
+    let mut tables: Vec<Vec<[u32; 4]>> = vec![Vec::new(); np];
+    for pr in &model.probes {
+        for s in &pr.samples {
+            let [i, j, k] = s.index;
+            let p = layout.owner(i);
+            tables[p].push([
+                u(s.component.index()),
+                u(layout.local(p, i, j, k)),
+                u(pr.every),
+                u(q * MAX_STEPS),
+            ]);
+            q += 1;
+        }
+    }
+    for (p, t) in tables.iter().enumerate() {
+        if t.is_empty() {
+            continue;
+        }
+        let tb = b.storage_init("probe table", bytemuck::cast_slice(t));
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let bg = b.bind(
+            Kernel::Probes,
+            &[
+                (8, &tb),
+                (9, &probe_out),
+                (10, ex),
+                (11, ey),
+                (12, ez),
+                (13, hx),
+                (14, hy),
+                (15, hz),
+            ],
+        );
+        let (groups, _) = linear(t.len(), shapes.linear, max_dim);
+        ops.push(Op {
+            kernel: Kernel::Probes,
+            bg,
+            groups: [groups[0].max(1), 1, 1],
+            probe: true,
+        });
+        b.keep.push(tb);
+    }
+    let _ = ns;
+
+    // ---- readback ---------------------------------------------------------------
+    let gather_params = b.zeroed(
+        "gather parameters",
+        PARAM_BYTES,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    );
+    let pack = b.zeroed(
+        "readback pack",
+        layout.staging,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    );
+    let map = b.zeroed(
+        "readback map",
+        layout.staging,
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    );
+    let gather_bgs = fields
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .map(|f| b.bind(Kernel::Gather, &[(0, &gather_params), (1, f), (2, &pack)]))
+                .collect()
+        })
+        .collect();
+
+    let mut keep = std::mem::take(&mut b.keep);
+    keep.extend([coef_e, coef_h, profiles]);
+    keep.extend(grid_params);
+    for m in mats {
+        keep.extend(m);
+    }
+    for r in rows {
+        keep.extend(r);
+    }
+    Built {
+        pieces: fields.into_iter().map(|fields| PieceBufs { fields }).collect(),
+        ops,
+        values,
+        steps,
+        step_bg,
+        step_stride,
+        probe_out,
+        probe_maps,
+        gather_params,
+        pack,
+        map,
+        gather_bgs,
+        keep,
+    }
+}
+
+/// CPML passes of one phase, mirroring `backend/cpu/cpml.rs::{correct_h, correct_e}`.
+#[allow(clippy::too_many_arguments)]
+fn cpml_ops(
+    b: &mut Builder,
+    model: &Model,
+    layout: &Layout,
+    fields: &[[wgpu::Buffer; 6]],
+    mats: &[[wgpu::Buffer; 6]],
+    coef_e: &wgpu::Buffer,
+    coef_h: &wgpu::Buffer,
+    profiles: &wgpu::Buffer,
+    prof_off: &[[usize; 6]],
+    electric: bool,
+    ops: &mut Vec<Op>,
+) {
+    let g = &model.grid;
+    let n = g.n;
+    let dims = g.dims();
+    let strides = g.strides();
+    let inv = g.inv_d();
+    for (li, l) in model.cpml.iter().enumerate() {
+        let a = l.axis;
+        let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
+        let passes: [(usize, usize, f32); 2] = if electric {
+            [(a1, a2, -1.0), (a2, a1, 1.0)]
+        } else {
+            [(a1, a2, 1.0), (a2, a1, -1.0)]
+        };
+        for (tc, sc, sgn) in passes {
+            let (tcomp, scomp, first, len, off) = if electric {
+                (tc, 3 + sc, l.e_first, l.e.len(), &prof_off[li][0..3])
+            } else {
+                (3 + tc, sc, l.h_first, l.h.len(), &prof_off[li][3..6])
+            };
+            let mut range: [(usize, usize); 3] = if electric {
+                [0, 1, 2].map(|u| e_range(model, tc, u))
+            } else {
+                [0, 1, 2].map(|u| if u == tc { (0, n[u] + 1) } else { (0, n[u]) })
+            };
+            range[a] = (first, first + len);
+            if range.iter().any(|&(lo, hi)| hi <= lo) {
+                continue;
+            }
+            let mut pd = dims;
+            pd[a] = len;
+            for (p, piece) in layout.pieces.iter().enumerate() {
+                let x0 = range[0].0.max(piece.i0);
+                let x1 = range[0].1.min(piece.end());
+                if x1 <= x0 {
+                    continue;
+                }
+                let (psi_i0, psi_planes) = if a == 0 {
+                    let s = piece.i0.max(first);
+                    (s, piece.end().min(first + len) - s)
+                } else {
+                    (piece.i0, piece.planes)
+                };
+                let psi = b.field(
+                    &format!("CPML psi layer {li} component {tcomp} piece {p}"),
+                    psi_planes * pd[1] * pd[2],
+                );
+                let count = (x1 - x0) * (range[1].1 - range[1].0) * (range[2].1 - range[2].0);
+                let words = vec![
+                    u(x0),
+                    u(x1),
+                    u(range[1].0),
+                    u(range[1].1),
+                    u(range[2].0),
+                    u(range[2].1),
+                    u(piece.i0),
+                    u(layout.sx),
+                    u(layout.sy),
+                    u(a),
+                    u(first),
+                    u(strides[a]),
+                    u(psi_i0),
+                    u(pd[1]),
+                    u(pd[2]),
+                    u(off[0]),
+                    u(off[1]),
+                    u(off[2]),
+                    u32::from(electric),
+                    u(count),
+                    0,
+                    f(sgn),
+                    f(inv[a]),
+                    0,
+                ];
+                let op = b.linear_op(
+                    Kernel::Cpml,
+                    count,
+                    words,
+                    20,
+                    &[
+                        (1, &fields[p][tcomp]),
+                        (2, &fields[p][scomp]),
+                        (3, &psi),
+                        (4, &mats[p][tcomp]),
+                        (5, coef_e),
+                        (6, coef_h),
+                        (7, profiles),
+                    ],
+                    0,
+                );
+                ops.push(op);
+                b.keep.push(psi);
+            }
+        }
+    }
+}
+
+/// Face-plane jobs for PMC and periodic faces, mirroring the loops of
+/// `backend/cpu/boundary.rs::update_e_faces`.
+fn face_ops(
+    b: &mut Builder,
+    model: &Model,
+    layout: &Layout,
+    fields: &[[wgpu::Buffer; 6]],
+    mats: &[[wgpu::Buffer; 6]],
+    coef_e: &wgpu::Buffer,
+    ops: &mut Vec<Op>,
+) {
+    if !model
+        .faces
+        .iter()
+        .any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic))
+    {
+        return;
+    }
+    let n = model.grid.n;
+    let inv = model.grid.inv_d();
+    let code = |f: usize| model.faces[f].code();
+    for a in 0..3 {
+        let (bx, cx) = ((a + 1) % 3, (a + 2) % 3);
+        for (t, uu) in [(bx, cx), (cx, bx)] {
+            for (plane, high) in [(0, false), (n[t], true)] {
+                match model.faces[2 * t + high as usize] {
+                    FaceKind::Pec | FaceKind::Cpml => continue,
+                    FaceKind::Periodic if high => continue,
+                    _ => {}
+                }
+                let skip_u = t == cx;
+                let ra = (0, n[a]);
+                let ru = if skip_u { (1, n[uu]) } else { (0, n[uu] + 1) };
+                for (p, piece) in layout.pieces.iter().enumerate() {
+                    let clip = |axis: usize, r: (usize, usize)| {
+                        if axis == 0 {
+                            (r.0.max(piece.i0), r.1.min(piece.end()))
+                        } else {
+                            r
+                        }
+                    };
+                    if t == 0 && !(piece.i0..piece.end()).contains(&plane) {
+                        continue;
+                    }
+                    let (ra, ru) = (clip(a, ra), clip(uu, ru));
+                    if ra.1 <= ra.0 || ru.1 <= ru.0 {
+                        continue;
+                    }
+                    let wa = ra.1 - ra.0;
+                    let count = wa * (ru.1 - ru.0);
+                    let words = vec![
+                        u(n[0]),
+                        u(n[1]),
+                        u(n[2]),
+                        0,
+                        code(0),
+                        code(1),
+                        code(2),
+                        code(3),
+                        code(4),
+                        code(5),
+                        0,
+                        0,
+                        f(inv[0]),
+                        f(inv[1]),
+                        f(inv[2]),
+                        0,
+                        u(a),
+                        u(t),
+                        u(uu),
+                        u(plane),
+                        u(ra.0),
+                        u(wa),
+                        u(ru.0),
+                        u(count),
+                        u(piece.i0),
+                        u(layout.sx),
+                        u(layout.sy),
+                        0,
+                    ];
+                    let [ex, ey, ez, hx, hy, hz] = &fields[p];
+                    let [mx, my, mz, ..] = &mats[p];
+                    let op = b.linear_op(
+                        Kernel::Faces,
+                        count,
+                        words,
+                        27,
+                        &[
+                            (1, ex),
+                            (2, ey),
+                            (3, ez),
+                            (4, hx),
+                            (5, hy),
+                            (6, hz),
+                            (7, mx),
+                            (8, my),
+                            (9, mz),
+                            (10, coef_e),
+                        ],
+                        0,
+                    );
+                    ops.push(op);
+                }
+            }
+        }
+    }
+}
+
+/// Source lists of one phase, one op per piece that has sources of that phase.
+fn source_ops(
+    b: &mut Builder,
+    model: &Model,
+    layout: &Layout,
+    fields: &[[wgpu::Buffer; 6]],
+    values: &wgpu::Buffer,
+    electric: bool,
+    ops: &mut Vec<Op>,
+) {
+    let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
+    for (si, s) in model.sources.iter().enumerate() {
+        if s.component.is_electric() != electric {
+            continue;
+        }
+        let [i, j, k] = s.index;
+        let p = layout.owner(i);
+        let kind = match s.kind {
+            SourceKind::Current => 0,
+            SourceKind::Hard => 1,
+        };
+        lists[p].push([u(s.component.index()), u(layout.local(p, i, j, k)), kind, u(si)]);
+    }
+    for (p, list) in lists.iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        let lb = b.storage_init("source list", bytemuck::cast_slice(list));
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let bg = b.bind(
+            Kernel::Sources,
+            &[
+                (0, ex),
+                (1, ey),
+                (2, ez),
+                (3, hx),
+                (4, hy),
+                (5, hz),
+                (6, &lb),
+                (7, values),
+            ],
+        );
+        ops.push(Op {
+            kernel: Kernel::Sources,
+            bg,
+            groups: [1, 1, 1],
+            probe: false,
+        });
+        b.keep.push(lb);
+    }
+}

@@ -1,0 +1,291 @@
+//! The `fdtd` command line: `run`, `check`, `bench`, `devices`.
+mod check;
+mod fmt;
+mod memory;
+mod run;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use fdtd::backend::{BackendChoice, BackendError, BackendOptions};
+use fdtd::model::Model;
+use fdtd::scene::Scene;
+use std::path::PathBuf;
+
+/// Process exit codes (also listed in `fdtd --help`).
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// Bad input: scene errors, command-line usage errors, an output file that exists.
+    pub const BAD_INPUT: i32 = 2;
+    /// Runtime failure: backend or output error.
+    pub const RUNTIME: i32 = 3;
+    /// The memory plan does not fit the device.
+    pub const DOES_NOT_FIT: i32 = 4;
+    /// Interrupted (Ctrl-C / SIGTERM); the output file is closed with status "interrupted".
+    pub const INTERRUPTED: i32 = 130;
+}
+
+const LONG_ABOUT: &str = "\
+Portable FDTD electromagnetic simulator: one TOML scene in, one HDF5 file out, \
+on the CPU (rayon) or a GPU (wgpu).
+
+Exit codes:
+  0    success
+  2    bad input: scene error (reported as file:line:column), usage error,
+       output file exists (use --force)
+  3    runtime failure: backend or output error (e.g. --backend gpu without a GPU)
+  4    does not fit: the memory plan exceeds the available memory
+  130  interrupted (Ctrl-C or SIGTERM); the output file is closed with
+       status \"interrupted\"";
+
+#[derive(Parser, Debug)]
+#[command(name = "fdtd", version, about = "Portable FDTD electromagnetic simulator", long_about = LONG_ABOUT)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a scene and write its probes and snapshots to an HDF5 file.
+    Run(RunArgs),
+    /// Validate a scene and print its grid, materials, points and memory plan, without running it.
+    Check(CheckArgs),
+    /// Measure cell updates per second on vacuum cubes with a CPML.
+    Bench(BenchArgs),
+    /// List the GPUs the GPU backend can use.
+    Devices,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The CPU backend (rayon threads).
+    Cpu,
+    /// The GPU backend (wgpu); an error when no GPU is usable.
+    Gpu,
+    /// The GPU when a hardware one is usable and the plan fits, else the CPU.
+    Auto,
+}
+
+impl BackendArg {
+    pub fn choice(self) -> BackendChoice {
+        match self {
+            BackendArg::Cpu => BackendChoice::Cpu,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Auto => BackendChoice::Auto,
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BackendArgs {
+    /// Backend to run on.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// CPU threads (0 = every core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// GPU adapter: an index from `fdtd devices` or a case-insensitive name substring
+    /// (with `auto`, naming one also allows a software adapter).
+    #[arg(long, value_name = "D")]
+    pub device: Option<String>,
+    /// Share of the GPU's memory budget the run may use, in (0, 1] (default 0.9).
+    #[arg(long, value_name = "F", value_parser = fraction)]
+    pub gpu_memory_fraction: Option<f64>,
+}
+
+impl BackendArgs {
+    pub fn options(&self) -> BackendOptions {
+        BackendOptions {
+            threads: self.threads,
+            device: self.device.clone(),
+            gpu_memory_fraction: self.gpu_memory_fraction,
+        }
+    }
+}
+
+fn fraction(s: &str) -> Result<f64, String> {
+    let f: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if f > 0.0 && f <= 1.0 {
+        Ok(f)
+    } else {
+        Err(format!("{f} is not in (0, 1]"))
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Output file [default: <scene stem>.h5 in the current directory].
+    #[arg(short, long, value_name = "OUT.h5")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// No header and no progress bar: print only the final summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Most time steps per chunk (the run stops, flushes and reports between chunks).
+    #[arg(long, default_value_t = 64, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk: u64,
+    /// Deflate level of the snapshot datasets (0 = uncompressed).
+    #[arg(long, default_value_t = 4, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=9))]
+    pub compression: u8,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Cube edge lengths in cells, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "64,128,160", value_name = "N,N,...")]
+    pub sizes: Vec<usize>,
+    /// Time steps measured per size (after a warm-up).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub steps: usize,
+    /// CPML thickness in cells.
+    #[arg(long, default_value_t = 10, value_name = "CELLS")]
+    pub cpml: usize,
+    /// Put a dielectric sphere in the cube, so mixed-material rows are measured too.
+    #[arg(long)]
+    pub dielectric: bool,
+    /// Backend to measure.
+    #[arg(long, value_enum, default_value_t = BackendArg::Cpu)]
+    pub backend: BackendArg,
+    /// CPU threads (0 = every core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// GPU adapter: an index from `fdtd devices` or a case-insensitive name substring.
+    #[arg(long, value_name = "D")]
+    pub device: Option<String>,
+}
+
+/// A failure with its exit code; printed as `error: <message>`.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn new(code: i32, message: impl Into<String>) -> CliError {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn bad_input(message: impl Into<String>) -> CliError {
+        CliError::new(exit::BAD_INPUT, message)
+    }
+    pub fn runtime(message: impl Into<String>) -> CliError {
+        CliError::new(exit::RUNTIME, message)
+    }
+    /// A backend error: "does not fit" and out-of-memory map to exit code 4.
+    pub fn backend(e: &BackendError) -> CliError {
+        match e {
+            BackendError::DoesNotFit(_) | BackendError::OutOfMemory(_) => {
+                CliError::new(exit::DOES_NOT_FIT, e.to_string())
+            }
+            _ => CliError::runtime(e.to_string()),
+        }
+    }
+}
+
+/// Parse and validate a scene, then discretise it. A grid whose smallest possible host
+/// memory (see [`memory::lower_bound`]; `cpu`: the run may end on the CPU backend)
+/// exceeds the available RAM is refused before discretising allocates it.
+pub fn load(path: &std::path::Path, cpu: bool) -> Result<(Scene, Model), CliError> {
+    let scene = Scene::from_file(path).map_err(|e| CliError::bad_input(e.to_string()))?;
+    {
+        if let Some(avail) = memory::available_ram() {
+            let need = memory::lower_bound(&scene, cpu);
+            if need > avail {
+                return Err(CliError::new(
+                    exit::DOES_NOT_FIT,
+                    format!(
+                        "{}: the grid does not fit in RAM: {}",
+                        path.display(),
+                        memory::does_not_fit(scene.domain.cells, scene.domain.cell_size, need, avail)
+                    ),
+                ));
+            }
+        }
+    }
+    let model = Model::discretize(&scene).map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
+    Ok((scene, model))
+}
+
+/// Warn (on stderr) when the grid has fewer than 10 cells per wavelength.
+pub fn resolution_warning(model: &Model) -> Option<String> {
+    let (f, cpw) = model.resolution?;
+    if cpw >= 10.0 {
+        return None;
+    }
+    let dmax = model.grid.d.iter().copied().fold(0.0, f64::max);
+    Some(format!(
+        "only {} cells per wavelength at {} (the highest significant source frequency, in the \
+         slowest material); FDTD needs at least 10 (20 for accurate phase): use cells of at most {}",
+        fmt::sig(cpw, 3),
+        memory::hz(f),
+        fmt::si(dmax * cpw / 10.0, "m"),
+    ))
+}
+
+/// Run the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // Help and version exit 0; usage errors exit 2 (clap's convention, ours too).
+        Err(e) => e.exit(),
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::run(&a),
+        Command::Check(a) => check::check(&a),
+        Command::Bench(a) => bench(&a),
+        Command::Devices => devices(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            e.code
+        }
+    }
+}
+
+fn bench(a: &BenchArgs) -> Result<i32, CliError> {
+    if a.sizes.is_empty() || a.sizes.contains(&0) {
+        return Err(CliError::bad_input("--sizes needs one or more cube sizes > 0"));
+    }
+    if a.steps == 0 {
+        return Err(CliError::bad_input("--steps must be at least 1"));
+    }
+    let opts = fdtd::bench::BenchOptions {
+        sizes: a.sizes.clone(),
+        steps: a.steps,
+        cpml: a.cpml,
+        dielectric: a.dielectric,
+        backend: a.backend.choice(),
+        backend_opts: BackendOptions {
+            threads: a.threads,
+            device: a.device.clone(),
+            gpu_memory_fraction: None,
+        },
+    };
+    let mut out = std::io::stdout();
+    fdtd::bench::run(&opts, &mut out).map_err(|e| CliError::backend(&e))?;
+    Ok(exit::OK)
+}
+
+fn devices() -> Result<i32, CliError> {
+    println!("{}", fdtd::backend::gpu::describe_devices());
+    Ok(exit::OK)
+}

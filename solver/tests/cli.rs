@@ -1,0 +1,301 @@
+//! The `fdtd` binary end to end: exit codes, messages, and the files it writes.
+use hdf5::types::VarLenUnicode;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+
+/// A small scene: a dipole near a dielectric block, one probe, one snapshot plane.
+const SCENE: &str = r#"
+[domain]
+cell = 1e-3
+size = [0.02, 0.016, 0.012]
+
+[time]
+steps = 60
+
+[boundaries]
+all = "cpml"
+z = "pec"
+[boundaries.cpml]
+cells = 4
+
+[materials.glass]
+eps_r = 4
+sigma = 0.01
+
+[[objects]]
+shape = "box"
+material = "glass"
+min = [0.012, 0.004, 0.004]
+max = [0.016, 0.012, 0.008]
+
+[[sources]]
+name = "dipole"
+type = "current"
+component = "Ez"
+position = [0.008, 0.008, 0.006]
+waveform = { type = "gaussian", frequency = 5e9 }
+
+[[probes]]
+name = "rx"
+position = [0.011, 0.008, 0.006]
+components = ["Ez", "Hy"]
+
+[[snapshots]]
+name = "mid"
+components = ["Ez", "Hx"]
+every = 20
+plane = { axis = "z", position = 0.006 }
+"#;
+
+fn fdtd(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        // Mesa (software GPU adapters) complains without it; harmless.
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run the fdtd binary")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn setup(name: &str, scene: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), scene).unwrap();
+    dir
+}
+
+fn status_of(path: &Path) -> String {
+    let f = hdf5::File::open(path).unwrap();
+    f.attr("status")
+        .unwrap()
+        .read_scalar::<VarLenUnicode>()
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+#[test]
+fn check_prints_grid_points_and_plan() {
+    let dir = setup("dip.toml", SCENE);
+    let out = fdtd(dir.path(), &["check", "dip.toml", "--backend", "cpu"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    for want in [
+        "20 × 16 × 12 = 3,840 cells",
+        "cell size  1 mm × 1 mm × 1 mm",
+        "x_min  cpml (4 cells",
+        "z_max  pec",
+        "glass",
+        "distinct averaged materials",
+        "dipole",
+        "index [8, 8, 6]",
+        "rx",
+        "mid",
+        "memory plan (cpu backend)",
+        "total",
+    ] {
+        assert!(stdout.contains(want), "missing {want:?} in:\n{stdout}");
+    }
+    // Nothing is written by check.
+    assert!(!dir.path().join("dip.h5").exists());
+}
+
+#[test]
+fn run_writes_a_readable_file_and_a_summary() {
+    let dir = setup("dip.toml", SCENE);
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--backend", "cpu", "--quiet"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    // --quiet: only the summary line.
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("complete: 60 steps"), "{stdout}");
+    assert!(stdout.contains("dip.h5") && stdout.contains("/probes: rx"), "{stdout}");
+
+    let h5 = dir.path().join("dip.h5");
+    assert_eq!(status_of(&h5), "complete");
+    let f = hdf5::File::open(&h5).unwrap();
+    let ez: Vec<f32> = f.dataset("probes/rx/Ez").unwrap().read_raw().unwrap();
+    assert_eq!(ez.len(), 60);
+    assert!(ez.iter().any(|v| *v != 0.0));
+    assert_eq!(f.dataset("snapshots/mid/Ez").unwrap().shape(), vec![3, 21, 17, 1]);
+    let scene: VarLenUnicode = f.attr("scene").unwrap().read_scalar().unwrap();
+    assert_eq!(scene.as_str(), SCENE);
+    assert!(dir.path().join("dip.xdmf").exists());
+}
+
+#[test]
+fn run_header_and_explicit_output_path() {
+    let dir = setup("dip.toml", SCENE);
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--backend", "cpu", "-o", "sub/r.h5"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("grid     20 × 16 × 12"), "{stdout}");
+    assert!(stdout.contains("backend  cpu"), "{stdout}");
+    assert!(stdout.contains("output   sub/r.h5"), "{stdout}");
+    assert_eq!(status_of(&dir.path().join("sub/r.h5")), "complete");
+}
+
+#[test]
+fn a_bad_scene_exits_2_with_line_and_column() {
+    let bad = SCENE.replace(
+        "component = \"Ez\"\nposition = [0.008",
+        "component = \"Eq\"\nposition = [0.008",
+    );
+    assert_ne!(bad, SCENE);
+    let dir = setup("bad.toml", &bad);
+    for cmd in ["check", "run"] {
+        let out = fdtd(dir.path(), &[cmd, "bad.toml"]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {stderr}");
+        let line = bad.lines().position(|l| l.contains("\"Eq\"")).unwrap() + 1;
+        assert!(
+            stderr.starts_with(&format!("error: bad.toml:{line}:13: ")),
+            "{cmd}: {stderr}"
+        );
+        assert!(stderr.contains("did you mean \"Ex\""), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    assert!(!dir.path().join("bad.h5").exists());
+
+    let out = fdtd(dir.path(), &["run", "missing.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error: cannot read scene file missing.toml"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_lists_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(fdtd(dir.path(), &["run"]).status.code(), Some(2));
+    assert_eq!(
+        fdtd(dir.path(), &["run", "x.toml", "--backend", "tpu"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(fdtd(dir.path(), &["frobnicate"]).status.code(), Some(2));
+    let help = fdtd(dir.path(), &["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let h = text(&help.stdout);
+    for code in ["0 ", "2 ", "3 ", "4 ", "130 "] {
+        assert!(h.contains(&format!("  {code}")), "exit code {code} not in help:\n{h}");
+    }
+}
+
+#[test]
+fn an_existing_output_is_refused_without_force() {
+    let dir = setup("dip.toml", SCENE);
+    std::fs::write(dir.path().join("dip.h5"), b"keep me").unwrap();
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--backend", "cpu", "-q"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("dip.h5") && stderr.contains("--force"), "{stderr}");
+    assert_eq!(std::fs::read(dir.path().join("dip.h5")).unwrap(), b"keep me");
+
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--backend", "cpu", "-q", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(status_of(&dir.path().join("dip.h5")), "complete");
+}
+
+#[test]
+fn an_output_in_a_missing_directory_fails_before_running() {
+    let dir = setup("dip.toml", SCENE);
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--backend", "cpu", "-o", "nope/x.h5"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nope/x.h5") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unusable_gpu_is_an_error_not_a_fallback() {
+    let dir = setup("dip.toml", SCENE);
+    let out = fdtd(
+        dir.path(),
+        &[
+            "run",
+            "dip.toml",
+            "--backend",
+            "gpu",
+            "--device",
+            "no-such-adapter-anywhere",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("error: ") && l.contains("no-such-adapter-anywhere")),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("dip.h5").exists());
+}
+
+#[test]
+fn a_grid_too_large_for_ram_is_refused_with_what_would_fit() {
+    // 10⁴ cells per axis: 10¹² cells, tens of TB; refused before anything is allocated.
+    let huge = SCENE.replace("size = [0.02, 0.016, 0.012]", "size = [10.0, 10.0, 10.0]");
+    let dir = setup("huge.toml", &huge);
+    for args in [
+        &["check", "huge.toml", "--backend", "cpu"][..],
+        &["run", "huge.toml", "--backend", "cpu"],
+    ] {
+        let out = fdtd(dir.path(), args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+        assert!(stderr.contains("available") && stderr.contains("would fit"), "{stderr}");
+    }
+    assert!(!dir.path().join("huge.h5").exists());
+}
+
+#[test]
+fn ctrl_c_closes_the_file_as_interrupted() {
+    // Long enough never to finish; each chunk is short.
+    let long = SCENE
+        .replace("steps = 60", "steps = 10000000")
+        .replace("size = [0.02, 0.016, 0.012]", "size = [0.04, 0.04, 0.04]");
+    let dir = setup("long.toml", &long);
+    let child = Command::new(BIN)
+        .args([
+            "run",
+            "long.toml",
+            "--backend",
+            "cpu",
+            "--threads",
+            "1",
+            "--chunk",
+            "16",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let h5 = dir.path().join("long.h5");
+    let t0 = Instant::now();
+    while !h5.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "the run did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("interrupted after"), "{stdout}");
+    assert_eq!(status_of(&h5), "interrupted");
+    let f = hdf5::File::open(&h5).unwrap();
+    let done = f.attr("steps_done").unwrap().read_scalar::<u64>().unwrap() as usize;
+    assert_eq!(f.dataset("probes/rx/Ez").unwrap().shape(), vec![done]);
+}
