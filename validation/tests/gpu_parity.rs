@@ -282,7 +282,10 @@ fn gpu_matches_cpu_split_into_slabs() {
 /// cells), CPML at most 5 cells, at most 150 steps.
 #[test]
 fn gpu_matches_cpu_on_example_scenes() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    // CARGO_MANIFEST_DIR at run time first (cargo sets it), so the test binary also
+    // runs from a copy of the repository elsewhere.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    let dir = std::path::Path::new(&manifest).join("../scenes");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("scenes/")
         .filter_map(|e| e.ok().map(|e| e.path()))

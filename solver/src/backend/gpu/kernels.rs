@@ -183,8 +183,18 @@ pub const WORKGROUP_ENV: &str = "FDTD_GPU_WORKGROUP";
 impl Shapes {
     /// Default shape, or the one from [`WORKGROUP_ENV`].
     pub fn from_env(max_invocations: u32) -> Result<Shapes, BackendError> {
+        match std::env::var(WORKGROUP_ENV) {
+            Ok(v) => {
+                Shapes::parse(&v, max_invocations).map_err(|e| BackendError::Gpu(format!("{WORKGROUP_ENV}={v:?}: {e}")))
+            }
+            Err(_) => Ok(Shapes::default()),
+        }
+    }
+
+    /// `XxY` (e.g. `128x1`, `32x8`) as the bulk shape, the rest default.
+    pub fn parse(v: &str, max_invocations: u32) -> Result<Shapes, String> {
         let mut s = Shapes::default();
-        if let Ok(v) = std::env::var(WORKGROUP_ENV) {
+        {
             let parsed = v
                 .split(['x', 'X'])
                 .map(|p| p.trim().parse::<u32>().ok())
@@ -192,17 +202,13 @@ impl Shapes {
             match parsed.as_deref() {
                 Some(&[x]) | Some(&[x, 1]) | Some(&[x, 1, 1]) if x >= 1 => s.bulk = [x, 1],
                 Some(&[x, y]) | Some(&[x, y, 1]) if x >= 1 && y >= 1 => s.bulk = [x, y],
-                _ => {
-                    return Err(BackendError::Gpu(format!(
-                        "{WORKGROUP_ENV}={v:?}: expected a shape like 128x1 or 32x8"
-                    )))
-                }
+                _ => return Err("expected a shape like 128x1 or 32x8".into()),
             }
             if s.bulk[0] * s.bulk[1] > max_invocations {
-                return Err(BackendError::Gpu(format!(
-                    "{WORKGROUP_ENV}={v:?}: {} invocations per workgroup, the device allows {max_invocations}",
+                return Err(format!(
+                    "{} invocations per workgroup, the device allows {max_invocations}",
                     s.bulk[0] * s.bulk[1]
-                )));
+                ));
             }
         }
         Ok(s)
@@ -222,8 +228,8 @@ pub struct Kernels {
 }
 
 impl Kernels {
-    pub fn new(device: &wgpu::Device, shapes: Shapes) -> Kernels {
-        let unchecked = std::env::var_os(UNCHECKED_ENV).is_some_and(|v| v == "1");
+    /// Compile every kernel; `unchecked` drops wgpu's runtime bounds checks.
+    pub fn new(device: &wgpu::Device, shapes: Shapes, unchecked: bool) -> Kernels {
         let modules: Vec<(&str, wgpu::ShaderModule)> = SHADERS
             .iter()
             .map(|(name, src)| {

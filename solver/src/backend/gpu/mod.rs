@@ -21,8 +21,8 @@ mod device;
 mod kernels;
 mod layout;
 
-pub use device::{describe_devices, DeviceInfo, Memory, MAX_BINDING_ENV};
-pub use kernels::{Shapes, SHADERS, WORKGROUP_ENV};
+pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_ENV};
+pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
 pub use layout::{Layout, Piece, MAX_STEPS};
 
 use super::{empty_probe_buffers, probe_due, Backend, BackendError, BackendOptions, ProbeBuffers};
@@ -59,6 +59,17 @@ pub fn plan(model: &Model, opts: &BackendOptions) -> Result<(Plan, DeviceInfo), 
 
 fn fraction(opts: &BackendOptions) -> f64 {
     opts.gpu_memory_fraction.unwrap_or(0.9).clamp(0.01, 1.0)
+}
+
+/// Knobs for tests and benchmarks; the CLI uses the defaults (and the environment).
+#[derive(Clone, Debug, Default)]
+pub struct GpuConfig {
+    /// Storage-binding cap (bytes); None: [`MAX_BINDING_ENV`], else the device's limit.
+    pub binding_cap: Option<u64>,
+    /// Workgroup shapes; None: [`WORKGROUP_ENV`], else [`Shapes::default`].
+    pub shapes: Option<Shapes>,
+    /// Compile the kernels without runtime bounds checks; None: [`UNCHECKED_ENV`].
+    pub unchecked: Option<bool>,
 }
 
 struct Selected {
@@ -142,13 +153,31 @@ impl GpuBackend {
         opts: &BackendOptions,
         cap: Option<u64>,
     ) -> Result<GpuBackend, BackendError> {
-        let sel = select(opts, cap)?;
+        GpuBackend::with_config(
+            model,
+            opts,
+            &GpuConfig {
+                binding_cap: cap,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// [`GpuBackend::new`] with explicit knobs (tests, benchmarks).
+    pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
+        let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();
         let layout = Layout::new(&model, info.binding_cap)?;
         let plan = layout::plan(&model, &layout);
         layout::check_fit(&model, &plan, &layout, &info, fraction(opts))?;
         let limits = sel.adapter.limits();
-        let shapes = Shapes::from_env(limits.max_compute_invocations_per_workgroup)?;
+        let shapes = match cfg.shapes {
+            Some(s) => s,
+            None => Shapes::from_env(limits.max_compute_invocations_per_workgroup)?,
+        };
+        let unchecked = cfg
+            .unchecked
+            .unwrap_or_else(|| std::env::var_os(UNCHECKED_ENV).is_some_and(|v| v == "1"));
         let (device, queue) = pollster::block_on(sel.adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fdtd"),
             required_features: wgpu::Features::empty(),
@@ -181,7 +210,7 @@ impl GpuBackend {
         // Allocate everything inside error scopes: a failure is an error, not a panic.
         let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let val_scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let kernels = Kernels::new(&device, shapes);
+        let kernels = Kernels::new(&device, shapes, unchecked);
         let built = build::build(
             &device,
             &kernels,
