@@ -89,52 +89,53 @@ pub fn passes(m: &Model) -> Vec<Pass> {
     out
 }
 
-/// Apply pass `p` to row `(i, j)` of its target: `tslab` is the target's x-slab `i`,
-/// `src` the whole source component, `pslab` the ψ array's slab for `i`.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn correct_row(m: &Model, p: &Pass, i: usize, j: usize, tslab: &mut [f32], src: &[f32], pslab: &mut [f32]) {
-    let [(_, _), (y0, y1), (z0, z1)] = p.range;
-    if j < y0 || j >= y1 || z1 <= z0 {
+/// Apply pass `p` to x-slab `i` of its target: `tslab` is the target's slab `i`, `src`
+/// the whole source component, `pslab` the ψ array's slab for `i`. Called right after
+/// the bulk update of the slab, while it is still in cache.
+pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32], pslab: &mut [f32]) {
+    let [(x0, x1), (y0, y1), (z0, z1)] = p.range;
+    if i < x0 || i >= x1 || z1 <= z0 || y1 <= y0 {
         return;
     }
-    let prof = {
-        let l = &m.cpml[p.layer];
-        if p.slot < 2 {
-            &l.e
-        } else {
-            &l.h
-        }
-    };
+    let l = &m.cpml[p.layer];
+    let prof = if p.slot < 2 { &l.e } else { &l.h };
     let g = &m.grid;
     let [sx, sy, _] = g.strides();
-    let r = i * sx + j * sy; // flat (i, j, 0)
-    let pj = if p.axis == 1 { j - p.first } else { j };
-    let pk0 = if p.axis == 2 { z0 - p.first } else { z0 };
-    let flag = m.rows[p.tc][i * g.dims()[1] + j];
+    let ny1 = g.dims()[1];
+    let n = z1 - z0;
     let electric = p.tc < 3;
-    let coef = if flag != MIXED {
-        RowCoef::Uniform(if electric {
-            m.coefs.e[flag as usize][1]
+    let flags = &m.rows[p.tc][i * ny1..(i + 1) * ny1];
+    let mat = &m.mat[p.tc][..];
+    // z layers: the profile runs along the row; hoist its slices out of the row loop.
+    let pk0 = if p.axis == 2 { z0 - p.first } else { z0 };
+    let zprof = (p.axis == 2).then(|| Varying(&prof.b[pk0..pk0 + n], &prof.a[pk0..pk0 + n], &prof.kinv[pk0..pk0 + n]));
+    for j in y0..y1 {
+        let r = i * sx + j * sy; // flat (i, j, 0)
+        let pj = if p.axis == 1 { j - p.first } else { j };
+        let flag = flags[j];
+        let coef = if flag != MIXED {
+            RowCoef::Uniform(if electric {
+                m.coefs.e[flag as usize][1]
+            } else {
+                m.coefs.h[flag as usize]
+            })
+        } else if electric {
+            RowCoef::MixedE(&mat[r + z0..r + z1], &m.coefs.e)
         } else {
-            m.coefs.h[flag as usize]
-        })
-    } else if electric {
-        RowCoef::MixedE(&m.mat[p.tc][r + z0..r + z1], &m.coefs.e)
-    } else {
-        RowCoef::MixedH(&m.mat[p.tc][r + z0..r + z1], &m.coefs.h)
-    };
-    let t = &mut tslab[j * sy + z0..j * sy + z1];
-    let s1 = &src[r + z0 + p.hi_off..];
-    let s0 = &src[r + z0 - p.lo_off..];
-    let ps = &mut pslab[pj * p.psy + pk0..];
-    if p.axis == 2 {
-        let pr = Varying(&prof.b[pk0..], &prof.a[pk0..], &prof.kinv[pk0..]);
-        row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
-    } else {
-        let tt = if p.axis == 0 { i - p.first } else { j - p.first };
-        let pr = Constant(prof.b[tt], prof.a[tt], prof.kinv[tt]);
-        row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
+            RowCoef::MixedH(&mat[r + z0..r + z1], &m.coefs.h)
+        };
+        let t = &mut tslab[j * sy + z0..j * sy + z1];
+        let s1 = &src[r + z0 + p.hi_off..r + z1 + p.hi_off];
+        let s0 = &src[r + z0 - p.lo_off..r + z1 - p.lo_off];
+        let ps = &mut pslab[pj * p.psy + pk0..pj * p.psy + pk0 + n];
+        match &zprof {
+            Some(pr) => row(t, s1, s0, ps, Varying(pr.0, pr.1, pr.2), p.inv, p.sgn, coef),
+            None => {
+                let tt = if p.axis == 0 { i - p.first } else { j - p.first };
+                let pr = Constant(prof.b[tt], prof.a[tt], prof.kinv[tt]);
+                row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
+            }
+        }
     }
 }
 

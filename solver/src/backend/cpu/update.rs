@@ -3,7 +3,7 @@
 //! Rows (fixed i, j) are contiguous in z. A row whose material index is uniform
 //! ([`Model::rows`]) uses one coefficient and reads no indices, so the inner loop is
 //! a pure stream that LLVM vectorises; mixed rows read the u16 index per sample.
-use super::cpml::{correct_row, Pass};
+use super::cpml::{self, Pass};
 use crate::model::{Model, MIXED};
 use rayon::prelude::*;
 
@@ -30,24 +30,13 @@ fn slab_psi<'a>(m: &Model, passes: &[Pass], psi: &'a mut [[Vec<f32>; 4]], electr
     out
 }
 
-/// CPML corrections of x-slab `i`, row `j`, for every pass in `work` (fused into the
-/// bulk sweep so the row is still in cache).
+/// CPML corrections of x-slab `i` for every pass in `work` (fused into the bulk sweep
+/// so the slab is still in cache).
 #[inline]
-fn correct_rows(
-    m: &Model,
-    passes: &[Pass],
-    work: &mut SlabPsi,
-    i: usize,
-    j: usize,
-    t: &mut [&mut [f32]; 3],
-    src: [&[f32]; 3],
-) {
+fn correct_slab(m: &Model, passes: &[Pass], work: &mut SlabPsi, i: usize, t: &mut [&mut [f32]; 3], src: [&[f32]; 3]) {
     for (pi, ps) in work.iter_mut() {
         let p = &passes[*pi];
-        if i < p.range[0].0 || i >= p.range[0].1 {
-            continue;
-        }
-        correct_row(m, p, i, j, t[p.tc % 3], src[p.sc % 3], ps);
+        cpml::correct_slab(m, p, i, t[p.tc % 3], src[p.sc % 3], ps);
     }
 }
 
@@ -184,18 +173,8 @@ pub fn update_h(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[V
                         );
                     }
                 }
-                if !work.is_empty() {
-                    correct_rows(
-                        m,
-                        passes,
-                        &mut work,
-                        i,
-                        j,
-                        &mut [&mut *hx, &mut *hy, &mut *hz],
-                        [ex, ey, ez],
-                    );
-                }
             }
+            correct_slab(m, passes, &mut work, i, &mut [hx, hy, hz], [ex, ey, ez]);
         });
 }
 
@@ -272,17 +251,7 @@ pub fn update_e(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[V
                         coef,
                     );
                 }
-                if !work.is_empty() {
-                    correct_rows(
-                        m,
-                        passes,
-                        &mut work,
-                        i,
-                        j,
-                        &mut [&mut *ex, &mut *ey, &mut *ez],
-                        [hx, hy, hz],
-                    );
-                }
             }
+            correct_slab(m, passes, &mut work, i, &mut [ex, ey, ez], [hx, hy, hz]);
         });
 }
