@@ -177,13 +177,13 @@ mod tests {
     fn dipole_far_field_falls_as_one_over_r() {
         let m = |t: f64| (-((t - 1e-9) / 2e-10).powi(2)).exp();
         let q = |t: f64| integrate(&m, t, 2000);
-        // Broadside, far away: Ez ≈ −p̈/(4πε0 c² r); peak of |Ez| scales as 1/r.
+        // Broadside, far away (near-field terms ~c/(ωr) < 1e-3): Ez ≈ −p̈/(4πε0c²r) ∝ 1/r.
         let peak = |r: f64| {
             (0..400)
                 .map(|i| dipole_e([r, 0.0, 0.0], r / C0 + i as f64 * 1e-11, &m, &q)[2].abs())
                 .fold(0.0, f64::max)
         };
-        let ratio = peak(10.0) / peak(20.0);
+        let ratio = peak(100.0) / peak(200.0);
         assert!((ratio - 2.0).abs() < 1e-3, "{ratio}");
     }
 }
