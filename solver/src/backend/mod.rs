@@ -22,6 +22,8 @@ pub enum BackendError {
     DoesNotFit(String),
     #[error("GPU error: {0}")]
     Gpu(String),
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// Probe samples taken since the last drain: `[probe][sample component][time]`.
@@ -45,6 +47,66 @@ pub trait Backend {
 
     /// The whole array of one component, shape `grid.dims()`.
     fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError>;
+
+    /// The complete solver state between chunks (for checkpoints). Probe samples are
+    /// not part of it: the runner drains them at every chunk end.
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        Err(BackendError::Unsupported(format!(
+            "{} cannot save its state",
+            self.describe()
+        )))
+    }
+
+    /// Replace the solver state with `state` (from [`Backend::save_state`] of any backend
+    /// running the same model).
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        let _ = state;
+        Err(BackendError::Unsupported(format!(
+            "{} cannot load a state",
+            self.describe()
+        )))
+    }
+}
+
+/// Everything that evolves during a run, in a backend-independent layout:
+/// the six field arrays (shape `grid.dims()` each, C order) and, per CPML layer of
+/// `model.cpml`, its four ψ arrays `[E_{a+1}, E_{a+2}, H_{a+1}, H_{a+2}]`, each of shape
+/// `layer.psi_dims(grid, electric)` (C order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverState {
+    pub fields: [Vec<f32>; 6],
+    pub psi: Vec<[Vec<f32>; 4]>,
+}
+
+impl SolverState {
+    /// Check that the state's array sizes match `model`.
+    pub fn check(&self, model: &Model) -> Result<(), BackendError> {
+        let bad = |what: String| {
+            Err(BackendError::Unsupported(format!(
+                "state does not match the model: {what}"
+            )))
+        };
+        let len = model.grid.len();
+        if let Some(f) = self.fields.iter().find(|f| f.len() != len) {
+            return bad(format!("a field has {} samples, the grid {len}", f.len()));
+        }
+        if self.psi.len() != model.cpml.len() {
+            return bad(format!(
+                "{} CPML layers, the model {}",
+                self.psi.len(),
+                model.cpml.len()
+            ));
+        }
+        for (l, arrays) in model.cpml.iter().zip(&self.psi) {
+            for (slot, a) in arrays.iter().enumerate() {
+                let want: usize = l.psi_dims(&model.grid, slot < 2).iter().product();
+                if a.len() != want {
+                    return bad(format!("a ψ array has {} values, the layer {want}", a.len()));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Which probes sample after step `n` (0-based): those with `every | n + 1`.

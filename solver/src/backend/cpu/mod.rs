@@ -14,7 +14,7 @@ mod boundary;
 mod cpml;
 mod update;
 
-use super::{empty_probe_buffers, probe_due, Backend, BackendError, ProbeBuffers};
+use super::{empty_probe_buffers, probe_due, Backend, BackendError, ProbeBuffers, SolverState};
 use crate::model::Model;
 use crate::scene::SourceKind;
 use crate::Component;
@@ -159,5 +159,19 @@ impl Backend for CpuBackend {
 
     fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError> {
         Ok(self.fields.0[c.index()].clone())
+    }
+
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        Ok(SolverState {
+            fields: self.fields.0.clone(),
+            psi: self.psi.clone(),
+        })
+    }
+
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        state.check(&self.model)?;
+        self.fields.0.clone_from(&state.fields);
+        self.psi.clone_from(&state.psi);
+        Ok(())
     }
 }
