@@ -4,8 +4,13 @@
 //!
 //! ```text
 //! cargo run --release --example gpu_bench -- --sizes 256,512 --steps 200 \
-//!     --shapes 128x1,64x1,256x1,32x8 [--caps 256M] [--unchecked] [--dielectric] [--device NAME]
+//!     --shapes 128x1,64x1,256x1,32x8 [--linear 64,256] [--cpml 0,10] [--caps 256M] \
+//!     [--unchecked] [--dielectric] [--profile] [--device NAME]
 //! ```
+//!
+//! `--cpml 0` leaves PEC walls only (bulk kernels alone); `--linear` sets the workgroup
+//! size of the linear kernels (CPML, faces, probes); `--profile` also prints the GPU
+//! time per kernel (timestamp queries, one pass per dispatch).
 //!
 //! Prints one line per (size, variant): Mcells/s over the timed steps (after a warm-up),
 //! steps per submission, x slabs, and the memory plan.
@@ -24,6 +29,10 @@ fn main() {
     let mut caps: Vec<Option<u64>> = vec![None];
     let mut unchecked = vec![false];
     let mut dielectric = false;
+    let mut cpmls = vec![10usize];
+    let mut linears = vec![64u32];
+    let mut profile = false;
+    let mut aligns = vec![None];
     let mut device = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -46,6 +55,10 @@ fn main() {
             }
             "--unchecked" => unchecked = vec![false, true],
             "--dielectric" => dielectric = true,
+            "--profile" => profile = true,
+            "--align" => aligns = val().split(',').map(|s| Some(s.parse().unwrap())).collect(),
+            "--cpml" => cpmls = val().split(',').map(|s| s.parse().unwrap()).collect(),
+            "--linear" => linears = val().split(',').map(|s| s.parse().unwrap()).collect(),
             "--device" => device = Some(val()),
             _ => panic!("unknown argument {a}"),
         }
@@ -56,23 +69,27 @@ fn main() {
     };
     let warmup = 10;
     println!(
-        "{:>5} {:>8} {:>10} {:>9} {:>5} {:>7} {:>10} {:>10} {:>11}",
-        "size", "shape", "cap", "unchecked", "slabs", "steps", "seconds", "Mcells/s", "plan"
+        "{:>5} {:>4} {:>8} {:>6} {:>10} {:>5} {:>9} {:>5} {:>7} {:>10} {:>10} {:>11}",
+        "size", "cpml", "shape", "linear", "cap", "align", "unchecked", "slabs", "steps", "seconds", "Mcells/s", "plan"
     );
-    for &n in &sizes {
+    for (&n, &cpml) in sizes.iter().flat_map(|n| cpmls.iter().map(move |c| (n, c))) {
         let t = Instant::now();
-        let scene = fdtd::bench::bench_scene(n, 10, warmup + steps, dielectric);
+        let scene = fdtd::bench::bench_scene(n, cpml, warmup + steps + 20, dielectric);
         let model = Arc::new(Model::discretize(&scene).expect("model"));
         eprintln!("{n}^3: model built in {:.1} s", t.elapsed().as_secs_f64());
-        let src = model.source_values(0, warmup + steps);
+        let src = model.source_values(0, warmup + steps + 20);
         let ns = model.sources.len();
-        for shape in &shapes {
-            for &cap in &caps {
+        for (shape, &linear) in shapes.iter().flat_map(|s| linears.iter().map(move |l| (s, l))) {
+            for (&cap, &align) in caps.iter().flat_map(|c| aligns.iter().map(move |a| (c, a))) {
                 for &unc in &unchecked {
                     let cfg = GpuConfig {
                         binding_cap: cap,
-                        shapes: Some(Shapes::parse(shape, 1024).expect("shape")),
+                        shapes: Some(Shapes {
+                            linear,
+                            ..Shapes::parse(shape, 1024).expect("shape")
+                        }),
                         unchecked: Some(unc),
+                        row_align: align,
                     };
                     let mut b = match GpuBackend::with_config(model.clone(), &opts, &cfg) {
                         Ok(b) => b,
@@ -95,8 +112,9 @@ fn main() {
                     let s = t.elapsed().as_secs_f64();
                     let mc = model.grid.cells() as f64 * steps as f64 / s / 1e6;
                     println!(
-                        "{n:>5} {shape:>8} {:>10} {:>9} {:>5} {:>7} {:>10.3} {:>10.1} {:>11}",
+                        "{n:>5} {cpml:>4} {shape:>8} {linear:>6} {:>10} {:>5} {:>9} {:>5} {:>7} {:>10.3} {:>10.1} {:>11}",
                         cap.map_or("-".into(), human_bytes),
+                        align.map_or("-".into(), |a| a.to_string()),
                         unc,
                         b.pieces(),
                         b.steps_per_submit(),
@@ -104,6 +122,24 @@ fn main() {
                         mc,
                         human_bytes(b.memory_plan().total())
                     );
+                    if profile {
+                        let n0 = warmup + steps;
+                        match b.profile_steps(n0, 20, &src[n0 * ns..(n0 + 20) * ns]) {
+                            Ok(rows) => {
+                                let sum: f64 = rows.iter().map(|r| r.1).sum();
+                                for (name, sec, count) in rows {
+                                    println!(
+                                        "        {name:<16} {count:>4} dispatches {:>9.1} us/step {:>5.1}%  {:>8.1} Mcells/s alone",
+                                        sec * 1e6,
+                                        100.0 * sec / sum,
+                                        model.grid.cells() as f64 / sec / 1e6
+                                    );
+                                }
+                                println!("        sum of kernels {:.1} us/step", sum * 1e6);
+                            }
+                            Err(e) => println!("        profile: {e}"),
+                        }
+                    }
                 }
             }
         }

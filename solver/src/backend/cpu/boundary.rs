@@ -10,7 +10,7 @@
 //!   ([`periodic_copies`]), so only the low plane is computed.
 //!
 //! These planes are O(N²) and only exist for PMC/periodic faces, so this code is
-//! written for clarity, not speed.
+//! written for clarity, not speed. The sweep calls it per x-slab.
 use crate::model::{FaceKind, Model};
 
 /// Face rule for an H index `q` along `axis` that may be −1 or n: the in-range index
@@ -28,13 +28,13 @@ fn image(m: &Model, axis: usize, q: isize) -> Option<(usize, f32)> {
     }
 }
 
-/// H component `hc` at possibly out-of-range `q` (only along its staggered axes).
-fn h_at(m: &Model, f: &[Vec<f32>; 6], hc: usize, q: [isize; 3]) -> f32 {
-    let axis = hc % 3;
+/// H component with axis `hc` at possibly out-of-range `q` (only along its staggered
+/// axes); `h(axis, flat)` reads the H arrays.
+fn h_at(m: &Model, h: &dyn Fn(usize, usize) -> f32, hc: usize, q: [isize; 3]) -> f32 {
     let mut idx = [0usize; 3];
     let mut sign = 1.0;
     for a in 0..3 {
-        if a == axis {
+        if a == hc {
             idx[a] = q[a] as usize;
         } else {
             match image(m, a, q[a]) {
@@ -46,11 +46,11 @@ fn h_at(m: &Model, f: &[Vec<f32>; 6], hc: usize, q: [isize; 3]) -> f32 {
             }
         }
     }
-    sign * f[3 + hc % 3][m.grid.idx(idx[0], idx[1], idx[2])]
+    sign * h(hc, m.grid.idx(idx[0], idx[1], idx[2]))
 }
 
-/// Update E component `a` at face-plane sample `p`, if its faces ask for it.
-fn face_sample(m: &Model, f: &mut [Vec<f32>; 6], a: usize, p: [usize; 3]) {
+/// Update E component `a` at face-plane sample `p` (in x-slab `e`), if its faces ask for it.
+fn face_sample(m: &Model, e: &mut [f32], h: &dyn Fn(usize, usize) -> f32, a: usize, p: [usize; 3]) {
     let n = m.grid.n;
     let (b, c) = ((a + 1) % 3, (a + 2) % 3);
     for t in [b, c] {
@@ -71,35 +71,39 @@ fn face_sample(m: &Model, f: &mut [Vec<f32>; 6], a: usize, p: [usize; 3]) {
     let mut qc = q;
     qc[c] -= 1;
     // Same expression and order as the bulk kernel.
-    let curl = (h_at(m, f, c, q) - h_at(m, f, c, qb)) * inv[b] - (h_at(m, f, b, q) - h_at(m, f, b, qc)) * inv[c];
+    let curl = (h_at(m, h, c, q) - h_at(m, h, c, qb)) * inv[b] - (h_at(m, h, b, q) - h_at(m, h, b, qc)) * inv[c];
     let flat = m.grid.idx(p[0], p[1], p[2]);
     let [ca, cb] = m.coefs.e[m.mat[a][flat] as usize];
-    let e = &mut f[a][flat];
-    *e = ca * *e + cb * curl;
+    let x = &mut e[flat - p[0] * m.grid.strides()[0]];
+    *x = ca * *x + cb * curl;
 }
 
-/// Update E on PMC and periodic face planes (after the bulk E update).
-pub fn update_e_faces(m: &Model, f: &mut [Vec<f32>; 6]) {
-    if !m.faces.iter().any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic)) {
-        return;
-    }
+/// Whether any face needs [`faces_slab`].
+pub fn has_faces(m: &Model) -> bool {
+    m.faces.iter().any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic))
+}
+
+/// Update E on PMC and periodic face planes within x-slab `i` (before the slab's
+/// bulk E update and CPML corrections). `e` are the slab's E components.
+pub fn faces_slab(m: &Model, i: usize, e: &mut [&mut [f32]; 3], h: &dyn Fn(usize, usize) -> f32) {
     let n = m.grid.n;
     for a in 0..3 {
         let (b, c) = ((a + 1) % 3, (a + 2) % 3);
         // Planes normal to b: all samples; planes normal to c: skip those on b planes.
         for (t, u) in [(b, c), (c, b)] {
+            let skip_u = t == c;
             for plane in [0, n[t]] {
-                let skip_u = t == c;
-                for ia in 0..n[a] {
-                    for iu in 0..=n[u] {
-                        if skip_u && (iu == 0 || iu == n[u]) {
-                            continue;
+                // Index ranges of the plane's samples, then cut x to this slab.
+                let mut range = [(0, 0); 3];
+                range[a] = (0, n[a]);
+                range[t] = (plane, plane + 1);
+                range[u] = if skip_u { (1, n[u]) } else { (0, n[u] + 1) };
+                let (x0, x1) = (range[0].0.max(i), range[0].1.min(i + 1));
+                for p0 in x0..x1 {
+                    for p1 in range[1].0..range[1].1 {
+                        for p2 in range[2].0..range[2].1 {
+                            face_sample(m, e[a], h, a, [p0, p1, p2]);
                         }
-                        let mut p = [0; 3];
-                        p[a] = ia;
-                        p[t] = plane;
-                        p[u] = iu;
-                        face_sample(m, f, a, p);
                     }
                 }
             }

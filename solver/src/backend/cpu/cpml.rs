@@ -90,9 +90,11 @@ pub fn passes(m: &Model) -> Vec<Pass> {
 }
 
 /// Apply pass `p` to x-slab `i` of its target: `tslab` is the target's slab `i`, `src`
-/// the whole source component, `pslab` the ψ array's slab for `i`. Called right after
-/// the bulk update of the slab, while it is still in cache.
-pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32], pslab: &mut [f32]) {
+/// a window of the source component starting at flat index `base` (it must hold the
+/// stencil's neighbours), `pslab` the ψ array's slab for `i`. Called right after the
+/// bulk update of the slab, while it is still in cache.
+#[allow(clippy::too_many_arguments)]
+pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32], base: usize, pslab: &mut [f32]) {
     let [(x0, x1), (y0, y1), (z0, z1)] = p.range;
     if i < x0 || i >= x1 || z1 <= z0 || y1 <= y0 {
         return;
@@ -111,6 +113,7 @@ pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32
     let zprof = (p.axis == 2).then(|| Varying(&prof.b[pk0..pk0 + n], &prof.a[pk0..pk0 + n], &prof.kinv[pk0..pk0 + n]));
     for j in y0..y1 {
         let r = i * sx + j * sy; // flat (i, j, 0)
+        let rs = r - base; // the same sample in the source window
         let pj = if p.axis == 1 { j - p.first } else { j };
         let flag = flags[j];
         let coef = if flag != MIXED {
@@ -125,8 +128,8 @@ pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32
             RowCoef::MixedH(&mat[r + z0..r + z1], &m.coefs.h)
         };
         let t = &mut tslab[j * sy + z0..j * sy + z1];
-        let s1 = &src[r + z0 + p.hi_off..r + z1 + p.hi_off];
-        let s0 = &src[r + z0 - p.lo_off..r + z1 - p.lo_off];
+        let s1 = &src[rs + z0 + p.hi_off..rs + z1 + p.hi_off];
+        let s0 = &src[rs + z0 - p.lo_off..rs + z1 - p.lo_off];
         let ps = &mut pslab[pj * p.psy + pk0..pj * p.psy + pk0 + n];
         match &zprof {
             Some(pr) => row(t, s1, s0, ps, Varying(pr.0, pr.1, pr.2), p.inv, p.sgn, coef),

@@ -1,18 +1,22 @@
 //! CPU backend: structure-of-arrays f32 fields, rayon over x-slabs.
 //!
-//! One step, in this order (the GPU backend follows the same order):
-//! 1. H bulk update with the CPML corrections to H ([`update::update_h`]).
+//! One step computes, in effect, this order (the GPU backend follows it literally):
+//! 1. H bulk update with the CPML corrections to H ([`update::h_slab`]).
 //! 2. Magnetic sources (soft add / hard set).
 //! 3. E on PMC/periodic face planes ([`boundary`]), then the E bulk update on
-//!    interior samples with the CPML corrections to E.
+//!    interior samples ([`update::e_slab`]) with the CPML corrections to E.
 //!
-//! CPML corrections are applied row by row right after the bulk update of the same
-//! row (still in cache), to every sample of the layer, face-plane samples included.
+//! The CPU runs 1–3 as one fused sweep over x-slabs ([`sweep`]): each slab's H and
+//! then E are updated while its neighbours are in cache, and CPML corrections are
+//! applied per slab right after its bulk update, face-plane samples included.
 //! 4. Electric sources, then periodic copies of the high face planes.
 //! 5. Probe sampling.
 mod boundary;
 mod cpml;
+mod sweep;
 mod update;
+
+pub use sweep::Schedule;
 
 use super::{empty_probe_buffers, probe_due, Backend, BackendError, ProbeBuffers, SolverState};
 use crate::model::Model;
@@ -33,6 +37,8 @@ pub struct CpuBackend {
     pool: rayon::ThreadPool,
     /// CPML correction passes, fused into the bulk sweeps.
     passes: Vec<cpml::Pass>,
+    /// How steps walk the slabs (fused by default).
+    pub schedule: Schedule,
 }
 
 impl CpuBackend {
@@ -56,6 +62,7 @@ impl CpuBackend {
         Ok(CpuBackend {
             probes: empty_probe_buffers(&model),
             passes: cpml::passes(&model),
+            schedule: Schedule::default(),
             model,
             fields,
             psi,
@@ -78,13 +85,9 @@ fn step_one(
     probes: &mut ProbeBuffers,
     n: usize,
     src: &[f32],
+    schedule: Schedule,
 ) {
-    update::update_h(m, passes, f, psi);
-    apply_sources(m, f, src, false);
-    // Face planes first: they are disjoint from the bulk samples and read only H, and
-    // the CPML corrections fused into the bulk sweep must come after them.
-    boundary::update_e_faces(m, f);
-    update::update_e(m, passes, f, psi);
+    sweep::step(m, passes, f, psi, src, schedule);
     apply_sources(m, f, src, true);
     boundary::periodic_copies(m, f);
     for (p, bufs) in m.probes.iter().zip(probes.iter_mut()) {
@@ -123,6 +126,7 @@ impl Backend for CpuBackend {
             probes,
             pool,
             passes,
+            schedule,
         } = self;
         pool.install(|| {
             for s in 0..count {
@@ -134,6 +138,7 @@ impl Backend for CpuBackend {
                     probes,
                     n0 + s,
                     &sources[s * ns..(s + 1) * ns],
+                    *schedule,
                 );
             }
         });

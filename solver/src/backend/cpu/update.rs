@@ -1,44 +1,9 @@
-//! Bulk Yee updates over interior samples, parallel over x-slabs.
+//! Bulk Yee updates of one x-slab (the sweep in [`super::sweep`] schedules them).
 //!
 //! Rows (fixed i, j) are contiguous in z. A row whose material index is uniform
 //! ([`Model::rows`]) uses one coefficient and reads no indices, so the inner loop is
 //! a pure stream that LLVM vectorises; mixed rows read the u16 index per sample.
-use super::cpml::{self, Pass};
 use crate::model::{Model, MIXED};
-use rayon::prelude::*;
-
-/// ψ slabs of one x-slab: `(pass index, ψ slab)` for every pass that touches it.
-type SlabPsi<'a> = Vec<(usize, &'a mut [f32])>;
-
-/// Split the ψ arrays of the passes with the given slots (0, 1: E; 2, 3: H) into
-/// per-x-slab pieces, so each rayon task owns the ψ of its own slab.
-fn slab_psi<'a>(m: &Model, passes: &[Pass], psi: &'a mut [[Vec<f32>; 4]], electric: bool) -> Vec<SlabPsi<'a>> {
-    let mut out: Vec<SlabPsi> = (0..m.grid.dims()[0]).map(|_| Vec::new()).collect();
-    for (li, layer) in psi.iter_mut().enumerate() {
-        for (slot, arr) in layer.iter_mut().enumerate() {
-            if (slot < 2) != electric {
-                continue;
-            }
-            let pi = 4 * li + slot; // passes() emits 4 per layer, in slot order
-            let p = &passes[pi];
-            let (count, first) = p.psi_slabs(m);
-            for (s, chunk) in arr.chunks_mut(p.psi_slab_len()).take(count).enumerate() {
-                out[first + s].push((pi, chunk));
-            }
-        }
-    }
-    out
-}
-
-/// CPML corrections of x-slab `i` for every pass in `work` (fused into the bulk sweep
-/// so the slab is still in cache).
-#[inline]
-fn correct_slab(m: &Model, passes: &[Pass], work: &mut SlabPsi, i: usize, t: &mut [&mut [f32]; 3], src: [&[f32]; 3]) {
-    for (pi, ps) in work.iter_mut() {
-        let p = &passes[*pi];
-        cpml::correct_slab(m, p, i, t[p.tc % 3], src[p.sc % 3], ps);
-    }
-}
 
 /// `out[k] -= coef(k) * ((a1[k] - a0[k]) * ia - (b1[k] - b0[k]) * ib)`: the shape of
 /// every H component update (see the table in `update_h`).
@@ -102,156 +67,145 @@ fn e_row(
     }
 }
 
-/// H^{n+½} from E^n on every H sample that has all its E neighbours:
+/// H^{n+½} from E^n in x-slab `i`, on every H sample that has all its E neighbours:
 ///
 /// ```text
 /// Hx[i,j,k] -= db·((Ez[i,j+1,k]-Ez[i,j,k])/dy - (Ey[i,j,k+1]-Ey[i,j,k])/dz)  i≤nx, j<ny, k<nz
 /// Hy[i,j,k] -= db·((Ex[i,j,k+1]-Ex[i,j,k])/dz - (Ez[i+1,j,k]-Ez[i,j,k])/dx)  i<nx, j≤ny, k<nz
 /// Hz[i,j,k] -= db·((Ey[i+1,j,k]-Ey[i,j,k])/dx - (Ex[i,j+1,k]-Ex[i,j,k])/dy)  i<nx, j<ny, k≤nz
 /// ```
-pub fn update_h(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]]) {
-    let work = slab_psi(m, passes, psi, false);
+///
+/// `h` are the slab's H components; `e` are windows of the E components starting at
+/// slab `i` (slabs `i` and `i + 1`, or just `i` for the last slab).
+pub fn h_slab(m: &Model, i: usize, h: [&mut [f32]; 3], e: [&[f32]; 3]) {
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();
     let [idx, idy, idz] = g.inv_d();
     let db = &m.coefs.h[..];
-    let (e, h) = f.split_at_mut(3);
-    let (ex, ey, ez) = (&e[0][..], &e[1][..], &e[2][..]);
-    let [hx, hy, hz] = h else { unreachable!() };
+    let [hx, hy, hz] = h;
+    let [ex, ey, ez] = e;
     let (mx, my, mz) = (&m.mat[3], &m.mat[4], &m.mat[5]);
     let (rx, ry, rz) = (&m.rows[3], &m.rows[4], &m.rows[5]);
-    hx.par_chunks_mut(sx)
-        .zip(hy.par_chunks_mut(sx))
-        .zip(hz.par_chunks_mut(sx))
-        .zip(work)
-        .enumerate()
-        .for_each(|(i, (((hx, hy), hz), mut work))| {
-            let s = i * sx;
-            for j in 0..=ny {
-                let r = s + j * sy; // flat index of (i, j, 0)
-                let row = i * (ny + 1) + j;
-                if j < ny {
-                    h_row(
-                        &mut hx[j * sy..j * sy + nz],
-                        &ez[r + sy..],
-                        &ez[r..],
-                        idy,
-                        &ey[r + 1..],
-                        &ey[r..],
-                        idz,
-                        rx[row],
-                        &mx[r..],
-                        db,
-                    );
-                }
-                if i < nx {
-                    h_row(
-                        &mut hy[j * sy..j * sy + nz],
-                        &ex[r + 1..],
-                        &ex[r..],
-                        idz,
-                        &ez[r + sx..],
-                        &ez[r..],
-                        idx,
-                        ry[row],
-                        &my[r..],
-                        db,
-                    );
-                    if j < ny {
-                        h_row(
-                            &mut hz[j * sy..j * sy + nz + 1],
-                            &ey[r + sx..],
-                            &ey[r..],
-                            idx,
-                            &ex[r + sy..],
-                            &ex[r..],
-                            idy,
-                            rz[row],
-                            &mz[r..],
-                            db,
-                        );
-                    }
-                }
+    let s = i * sx;
+    for j in 0..=ny {
+        let r = j * sy; // (i, j, 0) relative to the slab
+        let row = i * (ny + 1) + j;
+        if j < ny {
+            h_row(
+                &mut hx[r..r + nz],
+                &ez[r + sy..],
+                &ez[r..],
+                idy,
+                &ey[r + 1..],
+                &ey[r..],
+                idz,
+                rx[row],
+                &mx[s + r..],
+                db,
+            );
+        }
+        if i < nx {
+            h_row(
+                &mut hy[r..r + nz],
+                &ex[r + 1..],
+                &ex[r..],
+                idz,
+                &ez[r + sx..],
+                &ez[r..],
+                idx,
+                ry[row],
+                &my[s + r..],
+                db,
+            );
+            if j < ny {
+                h_row(
+                    &mut hz[r..r + nz + 1],
+                    &ey[r + sx..],
+                    &ey[r..],
+                    idx,
+                    &ex[r + sy..],
+                    &ex[r..],
+                    idy,
+                    rz[row],
+                    &mz[s + r..],
+                    db,
+                );
             }
-            correct_slab(m, passes, &mut work, i, &mut [hx, hy, hz], [ex, ey, ez]);
-        });
+        }
+    }
 }
 
-/// E^{n+1} from H^{n+½} on interior samples (those off every face plane they are
-/// tangential to); face planes are done in [`super::boundary`]:
+/// E^{n+1} from H^{n+½} in x-slab `i`, on interior samples (those off every face
+/// plane they are tangential to; face planes are in [`super::boundary`]):
 ///
 /// ```text
 /// Ex[i,j,k] = ca·Ex + cb·((Hz[i,j,k]-Hz[i,j-1,k])/dy - (Hy[i,j,k]-Hy[i,j,k-1])/dz)  i<nx, 0<j<ny, 0<k<nz
 /// Ey[i,j,k] = ca·Ey + cb·((Hx[i,j,k]-Hx[i,j,k-1])/dz - (Hz[i,j,k]-Hz[i-1,j,k])/dx)  0<i<nx, j<ny, 0<k<nz
 /// Ez[i,j,k] = ca·Ez + cb·((Hy[i,j,k]-Hy[i-1,j,k])/dx - (Hx[i,j,k]-Hx[i,j-1,k])/dy)  0<i<nx, 0<j<ny, k<nz
 /// ```
-pub fn update_e(m: &Model, passes: &[Pass], f: &mut [Vec<f32>; 6], psi: &mut [[Vec<f32>; 4]]) {
-    let work = slab_psi(m, passes, psi, true);
+///
+/// `e` are the slab's E components; `h` are windows of the H components starting at
+/// slab `i − 1` (slabs `i − 1` and `i`), or at slab 0 for `i = 0`.
+pub fn e_slab(m: &Model, i: usize, e: [&mut [f32]; 3], h: [&[f32]; 3]) {
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();
     let [idx, idy, idz] = g.inv_d();
     let coef = &m.coefs.e[..];
-    let (e, h) = f.split_at_mut(3);
-    let (hx, hy, hz) = (&h[0][..], &h[1][..], &h[2][..]);
-    let [ex, ey, ez] = e else { unreachable!() };
+    let [ex, ey, ez] = e;
+    let [hx, hy, hz] = h;
     let (mx, my, mz) = (&m.mat[0], &m.mat[1], &m.mat[2]);
     let (rx, ry, rz) = (&m.rows[0], &m.rows[1], &m.rows[2]);
-    ex.par_chunks_mut(sx)
-        .zip(ey.par_chunks_mut(sx))
-        .zip(ez.par_chunks_mut(sx))
-        .zip(work)
-        .enumerate()
-        .for_each(|(i, (((ex, ey), ez), mut work))| {
-            let s = i * sx;
-            for j in 0..=ny {
-                let r = s + j * sy;
-                let row = i * (ny + 1) + j;
-                if i < nx && j > 0 && j < ny && nz > 1 {
-                    // k in 1..nz
-                    e_row(
-                        &mut ex[j * sy + 1..j * sy + nz],
-                        &hz[r + 1..],
-                        &hz[r + 1 - sy..],
-                        idy,
-                        &hy[r + 1..],
-                        &hy[r..],
-                        idz,
-                        rx[row],
-                        &mx[r + 1..],
-                        coef,
-                    );
-                }
-                if i > 0 && i < nx && j < ny && nz > 1 {
-                    e_row(
-                        &mut ey[j * sy + 1..j * sy + nz],
-                        &hx[r + 1..],
-                        &hx[r..],
-                        idz,
-                        &hz[r + 1..],
-                        &hz[r + 1 - sx..],
-                        idx,
-                        ry[row],
-                        &my[r + 1..],
-                        coef,
-                    );
-                }
-                if i > 0 && i < nx && j > 0 && j < ny {
-                    e_row(
-                        &mut ez[j * sy..j * sy + nz],
-                        &hy[r..],
-                        &hy[r - sx..],
-                        idx,
-                        &hx[r..],
-                        &hx[r - sy..],
-                        idy,
-                        rz[row],
-                        &mz[r..],
-                        coef,
-                    );
-                }
-            }
-            correct_slab(m, passes, &mut work, i, &mut [ex, ey, ez], [hx, hy, hz]);
-        });
+    let s = i * sx;
+    // Offset of slab i inside the H windows.
+    let w = if i > 0 { sx } else { 0 };
+    for j in 0..=ny {
+        let r = j * sy; // (i, j, 0) relative to the slab
+        let hr = w + r; // the same sample in the H windows
+        let row = i * (ny + 1) + j;
+        if i < nx && j > 0 && j < ny && nz > 1 {
+            // k in 1..nz
+            e_row(
+                &mut ex[r + 1..r + nz],
+                &hz[hr + 1..],
+                &hz[hr + 1 - sy..],
+                idy,
+                &hy[hr + 1..],
+                &hy[hr..],
+                idz,
+                rx[row],
+                &mx[s + r + 1..],
+                coef,
+            );
+        }
+        if i > 0 && i < nx && j < ny && nz > 1 {
+            e_row(
+                &mut ey[r + 1..r + nz],
+                &hx[hr + 1..],
+                &hx[hr..],
+                idz,
+                &hz[hr + 1..],
+                &hz[hr + 1 - sx..],
+                idx,
+                ry[row],
+                &my[s + r + 1..],
+                coef,
+            );
+        }
+        if i > 0 && i < nx && j > 0 && j < ny {
+            e_row(
+                &mut ez[r..r + nz],
+                &hy[hr..],
+                &hy[hr - sx..],
+                idx,
+                &hx[hr..],
+                &hx[hr - sy..],
+                idy,
+                rz[row],
+                &mz[s + r..],
+                coef,
+            );
+        }
+    }
 }
