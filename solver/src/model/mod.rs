@@ -147,3 +147,6 @@ impl Model {
         self.sources.iter().any(|s| s.kind == SourceKind::Current)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,199 @@
+//! Discretisation tests: material averaging, row flags, CPML profiles, snapping.
+use super::*;
+use crate::scene::Scene;
+use crate::Component;
+use approx::assert_relative_eq;
+
+fn model(extra: &str, boundaries: &str) -> Model {
+    let text = format!(
+        r#"
+[domain]
+cell = 1e-3
+cells = [12, 10, 8]
+[time]
+steps = 10
+[boundaries]
+{boundaries}
+{extra}
+"#
+    );
+    Model::discretize(&Scene::parse(&text, "t.toml").unwrap()).unwrap()
+}
+
+const SLAB: &str = r#"
+[materials.glass]
+eps_r = 5.0
+sigma = 0.2
+[materials.ferrite]
+mu_r = 4.0
+[[objects]]
+shape = "box"
+material = "glass"
+min = [0.0, 0.0, 0.0]
+max = [0.006, 0.010, 0.008]
+[[objects]]
+shape = "box"
+material = "ferrite"
+min = [0.009, 0.0, 0.0]
+max = [0.012, 0.010, 0.008]
+[[objects]]
+shape = "box"
+material = "pec"
+min = [0.0, 0.0, 0.006]
+max = [0.003, 0.010, 0.008]
+"#;
+
+fn e_props(m: &Model, c: Component, i: usize, j: usize, k: usize) -> Option<(f64, f64)> {
+    m.coefs.e_props[m.mat[c.index()][m.grid.idx(i, j, k)] as usize]
+}
+
+fn mu(m: &Model, c: Component, i: usize, j: usize, k: usize) -> f64 {
+    m.coefs.h_props[m.mat[c.index()][m.grid.idx(i, j, k)] as usize]
+}
+
+#[test]
+fn e_samples_average_the_four_cells_around_their_edge() {
+    let m = model(SLAB, r#"all = "pec""#);
+    // Glass fills cells i < 6. Ey at x = 6 (i = 6) sits on the glass/vacuum interface:
+    // two of its four cells are glass, two vacuum.
+    let (eps, sig) = e_props(&m, Component::Ey, 6, 4, 4).unwrap();
+    assert_relative_eq!(eps, 3.0);
+    assert_relative_eq!(sig, 0.1);
+    // Inside the glass and in vacuum: pure values.
+    assert_eq!(e_props(&m, Component::Ey, 3, 4, 4), Some((5.0, 0.2)));
+    assert_eq!(e_props(&m, Component::Ey, 7, 4, 4), Some((1.0, 0.0)));
+    // Ex at (i+½): entirely inside glass along its edge.
+    assert_eq!(e_props(&m, Component::Ex, 5, 4, 4), Some((5.0, 0.2)));
+    // The PEC box (cells i < 3, k ≥ 6) makes every edge touching it PEC, its surface too.
+    assert_eq!(e_props(&m, Component::Ex, 1, 4, 6), None);
+    assert_eq!(e_props(&m, Component::Ey, 3, 4, 6), None);
+    assert!(e_props(&m, Component::Ey, 4, 4, 6).is_some());
+}
+
+#[test]
+fn h_samples_take_the_harmonic_mean_of_mu() {
+    let m = model(SLAB, r#"all = "pec""#);
+    // Ferrite fills cells i ≥ 9; Hx at x = 9 lies on the vacuum/ferrite face.
+    assert_relative_eq!(mu(&m, Component::Hx, 9, 4, 4), 2.0 / (1.0 + 0.25));
+    assert_relative_eq!(mu(&m, Component::Hx, 10, 4, 4), 4.0);
+    // Hy, Hz sit at x = (i+½): inside one cell along x, so pure.
+    assert_relative_eq!(mu(&m, Component::Hy, 9, 4, 4), 4.0);
+    assert_relative_eq!(mu(&m, Component::Hz, 8, 4, 4), 1.0);
+}
+
+#[test]
+fn coefficients_follow_the_lossy_update() {
+    let m = model(SLAB, r#"all = "pec""#);
+    let dt = m.grid.dt;
+    let i = m.mat[1][m.grid.idx(3, 4, 4)] as usize;
+    let eps = crate::EPS0 * 5.0;
+    let loss = 0.2 * dt / (2.0 * eps);
+    assert_relative_eq!(m.coefs.e[i][0] as f64, (1.0 - loss) / (1.0 + loss), max_relative = 1e-6);
+    assert_relative_eq!(m.coefs.e[i][1] as f64, dt / eps / (1.0 + loss), max_relative = 1e-6);
+    let h = m.mat[3][m.grid.idx(10, 4, 4)] as usize;
+    assert_relative_eq!(m.coefs.h[h] as f64, dt / (crate::MU0 * 4.0), max_relative = 1e-6);
+}
+
+#[test]
+fn row_flags_mark_mixed_rows() {
+    let m = model(SLAB, r#"all = "pec""#);
+    let g = &m.grid;
+    let ny1 = g.dims()[1];
+    // Ex row (i = 1, j = 4): glass for k < 6, PEC above → mixed.
+    assert_eq!(m.rows[0][ny1 + 4], MIXED);
+    // Ex row (i = 7, j = 4): vacuum all along → uniform, and the flag is that index.
+    let flag = m.rows[0][7 * ny1 + 4];
+    assert_ne!(flag, MIXED);
+    assert_eq!(flag as u16, m.mat[0][g.idx(7, 4, 3)]);
+    // Every uniform flag agrees with every sample of its row.
+    for c in 0..6 {
+        for (r, &f) in m.rows[c].iter().enumerate() {
+            let row = &m.mat[c][r * g.dims()[2]..(r + 1) * g.dims()[2]];
+            if f == MIXED {
+                assert!(row.iter().any(|&x| x != row[0]));
+            } else {
+                assert!(row.iter().all(|&x| x as u32 == f));
+            }
+        }
+    }
+}
+
+#[test]
+fn cpml_profiles_grade_from_the_interface_to_the_wall() {
+    let m = model(
+        "",
+        r#"all = "pec"
+x = "cpml"
+[boundaries.cpml]
+cells = 4
+kappa_max = 3.0
+alpha_max = 0.05"#,
+    );
+    assert_eq!(m.cpml.len(), 2);
+    let lo = &m.cpml[0];
+    let hi = &m.cpml[1];
+    assert!(!lo.high && hi.high);
+    // E planes at depths 3, 2, 1 cells (wall and interface excluded); H at 3.5 .. 0.5.
+    assert_eq!((lo.e_first, lo.e.len()), (1, 3));
+    assert_eq!((lo.h_first, lo.h.len()), (0, 4));
+    assert_eq!((hi.e_first, hi.e.len()), (9, 3));
+    assert_eq!((hi.h_first, hi.h.len()), (8, 4));
+    // Mirror images: the low layer's profile reversed is the high layer's.
+    let rev: Vec<f32> = lo.h.b.iter().rev().cloned().collect();
+    assert_eq!(rev, hi.h.b);
+    // Deeper is more absorbing: b falls, kappa grows (kinv = 1/kappa - 1 falls).
+    for w in hi.h.b.windows(2) {
+        assert!(w[1] < w[0]);
+    }
+    for w in hi.h.kinv.windows(2) {
+        assert!(w[1] < w[0]);
+    }
+    // b, a against the formula at depth 0.5 cells (first H plane of the high layer).
+    let d = 1e-3;
+    let rho: f64 = 0.5 / 4.0;
+    let sigma = 0.8 * 4.0 / (crate::ETA0 * d) * rho.powi(3);
+    let kappa = 1.0 + 2.0 * rho.powi(3);
+    let alpha = 0.05 * (1.0 - rho);
+    let b = (-(sigma / kappa + alpha) * m.grid.dt / crate::EPS0).exp();
+    let a = sigma / (sigma * kappa + kappa * kappa * alpha) * (b - 1.0);
+    assert_relative_eq!(hi.h.b[0] as f64, b, max_relative = 1e-6);
+    assert_relative_eq!(hi.h.a[0] as f64, a, max_relative = 1e-5);
+    assert_relative_eq!(
+        hi.h.kinv[0] as f64,
+        1.0 / kappa - 1.0,
+        max_relative = 1e-5,
+        epsilon = 1e-7
+    );
+}
+
+#[test]
+fn sources_and_probes_snap_to_their_component_samples() {
+    let m = model(
+        r#"
+[[sources]]
+type = "current"
+component = "Ez"
+position = [0.0051, 0.0049, 0.0042]
+waveform = { type = "gaussian", frequency = 10e9 }
+[[probes]]
+name = "p"
+position = [0.0051, 0.0049, 0.0042]
+components = ["Ex", "Hz"]
+"#,
+        r#"all = "pec""#,
+    );
+    let s = &m.sources[0];
+    // Ez samples at (i, j, k+½): nearest is (5, 5, 4) (z = 4.5 mm).
+    assert_eq!(s.index, [5, 5, 4]);
+    // Soft current: E += −cb·(I·l)/(dx dy dz).
+    let cb = m.coefs.e[m.mat[2][s.flat] as usize][1] as f64;
+    assert_relative_eq!(s.scale, -cb / 1e-9, max_relative = 1e-12);
+    // Electric current enters at (n+½)·dt.
+    assert_relative_eq!(s.time(3, m.grid.dt), 3.5 * m.grid.dt);
+    let p = &m.probes[0];
+    // Ex at (i+½, j, k): x/dx − ½ = 4.6 → 5; y 4.9 → 5; z 4.2 → 4.
+    assert_eq!(p.samples[0].index, [5, 5, 4]);
+    // Hz at (i+½, j+½, k): 4.6 → 5, 4.4 → 4, 4.2 → 4.
+    assert_eq!(p.samples[1].index, [5, 4, 4]);
+    assert_relative_eq!(p.samples[1].position[1], 4.5e-3, max_relative = 1e-12);
+}
