@@ -113,9 +113,51 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
     }
 }
 
+/// Main-memory bandwidth (bytes/s) of a parallel triad `a = b + s·c` over 3 × 64 MiB
+/// arrays, counting 12 bytes per element (best of 5). FDTD on the CPU is bound by this:
+/// the fused sweep moves about 48 bytes per cell update (read and write E and H), so
+/// `bandwidth / 48` is its ceiling.
+pub fn memory_bandwidth() -> f64 {
+    use rayon::prelude::*;
+    let n = 16 << 20;
+    let b = vec![1.0f32; n];
+    let c = vec![2.0f32; n];
+    let mut a = vec![0.0f32; n];
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        a.par_chunks_mut(1 << 16)
+            .zip(b.par_chunks(1 << 16))
+            .zip(c.par_chunks(1 << 16))
+            .for_each(|((a, b), c)| {
+                for i in 0..a.len() {
+                    a[i] = b[i] + 0.5 * c[i];
+                }
+            });
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&a);
+    12.0 * n as f64 / best
+}
+
 /// Run the benchmark, printing a table to `out` as rows complete.
 pub fn run(opts: &BenchOptions, out: &mut dyn Write) -> Result<Vec<BenchRow>, BackendError> {
     let io = |e: std::io::Error| BackendError::Gpu(format!("writing the table: {e}"));
+    if opts.backend == BackendChoice::Cpu {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.backend_opts.threads)
+            .build()
+            .map_err(|e| BackendError::NoDevice(e.to_string()))?;
+        let bw = pool.install(memory_bandwidth);
+        writeln!(
+            out,
+            "memory bandwidth (triad, {} threads): {:.1} GB/s → ceiling of the fused CPU sweep (48 B/cell): {:.0} Mcells/s",
+            pool.current_num_threads(),
+            bw / 1e9,
+            bw / 48.0 / 1e6
+        )
+        .map_err(io)?;
+    }
     writeln!(
         out,
         "{:>6} {:>12} {:>7} {:>9} {:>11} {:>12}  backend",
