@@ -41,7 +41,38 @@ const MODES: [[u32; 3]; 4] = [[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]];
 
 #[test]
 fn cavity_resonances_match_yee_dispersion_and_continuum() {
-    let (model, sink) = run_scene(CAVITY, BackendChoice::Cpu);
+    check_modes(CAVITY, &MODES);
+}
+
+/// The same box with PMC walls at x = 0 and x = a: tangential E follows cos(mπx/a)
+/// instead of sin(mπx/a). That admits modes a PEC box lacks: (0,1,0) (Ez ∝ sin(πy/b),
+/// uniform in x) and (0,0,1) (Ey ∝ sin(πz/d)), at c/2b and c/2d. They must appear at
+/// their Yee frequencies here, and be absent from the PEC box; the modes of the PEC
+/// box must still be there (their PMC counterparts share the frequencies).
+#[test]
+fn pmc_walls_admit_the_modes_theory_predicts() {
+    let pmc = CAVITY.replace(r#"all = "pec""#, "all = \"pec\"\nx = \"pmc\"");
+    let (pmc_series, pmc_dt) = check_modes(&pmc, &[[0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 1, 1]]);
+    let (pec_series, pec_dt) = check_modes(CAVITY, &[[1, 1, 0]]);
+    let size = [0.030, 0.024, 0.018];
+    for mode in [[0, 1, 0], [0, 0, 1]] {
+        let f = cavity_mode_yee(size, mode, [1e-3; 3], pec_dt);
+        let reference = windowed_dtft(&pec_series, pec_dt, cavity_mode_yee(size, [1, 1, 0], [1e-3; 3], pec_dt));
+        let absent = windowed_dtft(&pec_series, pec_dt, f) / reference;
+        let present = windowed_dtft(&pmc_series, pmc_dt, f)
+            / windowed_dtft(&pmc_series, pmc_dt, cavity_mode_yee(size, [1, 1, 0], [1e-3; 3], pmc_dt));
+        println!("mode {mode:?}: PEC box {absent:.2e}, PMC-x box {present:.2e} (relative to mode 110)");
+        assert!(
+            absent < 1e-3,
+            "PEC box rings at the PMC-only mode {mode:?}: {absent:.2e}"
+        );
+        assert!(present > 1e-2, "PMC-x box lacks mode {mode:?}: {present:.2e}");
+    }
+}
+
+/// Run a cavity scene, check `modes` against theory; returns the summed probe series and dt.
+fn check_modes(scene_text: &str, modes: &[[u32; 3]]) -> (Vec<f64>, f64) {
+    let (model, sink) = run_scene(scene_text, BackendChoice::Cpu);
     let g = &model.grid;
     let size = [0.030, 0.024, 0.018];
     let mut series: Vec<f64> = Vec::new();
@@ -56,7 +87,7 @@ fn cavity_resonances_match_yee_dispersion_and_continuum() {
             }
         }
     }
-    for mode in MODES {
+    for &mode in modes {
         let f_yee = cavity_mode_yee(size, mode, g.d, g.dt);
         let f_cont = cavity_mode(size, mode);
         let f = spectral_peak(&series, g.dt, f_yee * 0.99, f_yee * 1.01);
@@ -76,4 +107,5 @@ fn cavity_resonances_match_yee_dispersion_and_continuum() {
         // (k·d)²/24 per axis ≈ 5e-4 at most, minus the Courant correction: ≤ 0.1 %.
         assert!(e_cont <= 1e-3, "mode {mode:?}: {e_cont:.3e} from the continuum formula");
     }
+    (series, g.dt)
 }
