@@ -16,6 +16,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod checkpoint;
 pub mod component;
 pub mod model;
 pub mod output;

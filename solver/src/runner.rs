@@ -1,11 +1,28 @@
 //! Drives a backend through a model's steps in chunks and hands samples to a sink.
 //!
-//! Chunks end at every snapshot step and at most `chunk` steps apart, so a stop
-//! request (Ctrl-C) is honoured within one chunk and everything recorded up to it
-//! reaches the sink.
-use crate::backend::{probe_due, Backend, BackendError};
+//! Chunks end at every snapshot step, at every checkpoint step (with a step interval)
+//! and at most `chunk` steps apart, so a stop request (Ctrl-C) is honoured within one
+//! chunk and everything recorded up to it reaches the sink.
+//!
+//! Around the stepping, the runner keeps a run alive and honest:
+//!
+//! * **Checkpoints** ([`CheckpointOptions`]): at chunk ends, periodically (steps or wall
+//!   time) and when stopped, the backend's [`SolverState`](crate::backend::SolverState)
+//!   goes to a checkpoint file ([`crate::checkpoint`]), after the sink has made the
+//!   samples up to that step durable. A run resumes with [`RunOptions::start`] set to the
+//!   checkpoint's step and the state loaded into the backend.
+//! * **Instability**: every chunk's probe samples, and every few hundred steps the whole
+//!   fields ([`Backend::scan_fields`]), are checked for NaN/Inf and for runaway values;
+//!   the run stops with [`RunError::Unstable`], naming the step, the sample and the likely
+//!   causes. No checkpoint is ever written from a state that holds a non-finite value.
+//! * **Faults**: [`Fault`] simulates a lost device at a given step (tests).
+use crate::backend::{probe_due, Backend, BackendError, FieldScan};
+use crate::checkpoint::{self, CheckpointError, Header, Interval};
 use crate::model::Model;
+use crate::scene::SourceKind;
 use crate::Component;
+use std::fmt;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,6 +37,11 @@ pub trait Sink {
     fn flush(&mut self, _steps_done: usize) -> Result<(), SinkError> {
         Ok(())
     }
+    /// Called before a checkpoint refers to the samples flushed so far: make them
+    /// survive a power loss too (fsync), not only a crash of the process.
+    fn sync(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -28,10 +50,18 @@ pub struct SinkError(pub String);
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error(transparent)]
-    Backend(#[from] BackendError),
+    /// The backend failed while the run was at `step` (steps done). `saved`: the step
+    /// of a checkpoint of the last good state written after the failure, if any.
+    #[error("{error} (at step {step})")]
+    Backend {
+        step: usize,
+        error: BackendError,
+        saved: Option<usize>,
+    },
     #[error("writing output: {0}")]
     Sink(#[from] SinkError),
+    #[error("{0}")]
+    Unstable(Box<Instability>),
 }
 
 /// How the run ended.
@@ -46,6 +76,10 @@ pub enum Outcome {
 pub struct RunSummary {
     pub outcome: Outcome,
     pub steps_done: usize,
+    /// The step the run started from (non-zero when resumed).
+    pub first_step: usize,
+    /// Step of the last checkpoint written by this run, if any.
+    pub checkpoint: Option<usize>,
     /// Wall time spent stepping (excluding output).
     pub stepping: Duration,
     pub total: Duration,
@@ -54,23 +88,135 @@ pub struct RunSummary {
 impl RunSummary {
     /// Cell updates per second over the stepping time, in millions.
     pub fn mcells_per_s(&self, model: &Model) -> f64 {
-        model.grid.cells() as f64 * self.steps_done as f64 / self.stepping.as_secs_f64().max(1e-12) / 1e6
+        let steps = self.steps_done.saturating_sub(self.first_step);
+        model.grid.cells() as f64 * steps as f64 / self.stepping.as_secs_f64().max(1e-12) / 1e6
     }
 }
 
 /// Progress callback: (steps done, total steps, Mcells/s so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, f64);
 
+/// Periodic checkpoints of a run.
+#[derive(Clone, Debug)]
+pub struct CheckpointOptions {
+    /// The checkpoint file (its previous generation goes to `PATH.prev`).
+    pub path: PathBuf,
+    pub interval: Interval,
+    /// [`checkpoint::fingerprint`] of the run.
+    pub fingerprint: u64,
+    /// The output file's run id (root attribute `run_id`).
+    pub run_id: u64,
+}
+
+/// A simulated failure (fault injection for tests): the device is lost when the run
+/// reaches step `at_step` (0-based), before the chunk holding it is stepped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub at_step: usize,
+    /// The device's memory is gone with it: nothing can be saved after the failure (a
+    /// real device loss). Otherwise the state of the last chunk end is still readable,
+    /// and the runner writes a checkpoint of it.
+    pub state_lost: bool,
+}
+
+impl Fault {
+    /// The environment variable read by [`Fault::from_env`].
+    pub const ENV: &'static str = "FDTD_FAULT_AT_STEP";
+
+    /// `FDTD_FAULT_AT_STEP=N` (device lost, state gone) or `N:readable` (the state of the
+    /// last chunk end can still be saved).
+    pub fn from_env() -> Result<Option<Fault>, String> {
+        let Ok(v) = std::env::var(Self::ENV) else {
+            return Ok(None);
+        };
+        let (n, kind) = v.split_once(':').unwrap_or((&v, "lost"));
+        let at_step = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("{}={v}: expected a step number, e.g. 500 or 500:readable", Self::ENV))?;
+        let state_lost = match kind {
+            "lost" => true,
+            "readable" => false,
+            _ => return Err(format!("{}={v}: the kind after ':' is `lost` or `readable`", Self::ENV)),
+        };
+        Ok(Some(Fault { at_step, state_lost }))
+    }
+}
+
+/// Something the runner reports while it runs (not an error).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunEvent {
+    CheckpointWritten {
+        step: usize,
+        path: PathBuf,
+        bytes: u64,
+        seconds: f64,
+    },
+    /// A checkpoint could not be written; the run goes on, the previous one is kept.
+    CheckpointFailed { step: usize, message: String },
+    /// The backend cannot save its state: no checkpoints in this run.
+    CheckpointsUnsupported { reason: String },
+}
+
+impl fmt::Display for RunEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunEvent::CheckpointWritten {
+                step,
+                path,
+                bytes,
+                seconds,
+            } => write!(
+                f,
+                "checkpoint at step {step}: {} ({}, {seconds:.2} s)",
+                path.display(),
+                crate::plan::human_bytes(*bytes)
+            ),
+            RunEvent::CheckpointFailed { step, message } => write!(
+                f,
+                "could not write the checkpoint at step {step} (the run goes on; the previous checkpoint is kept): {message}"
+            ),
+            RunEvent::CheckpointsUnsupported { reason } => {
+                write!(f, "no checkpoints in this run: {reason}")
+            }
+        }
+    }
+}
+
+/// Receives the runner's [`RunEvent`]s.
+pub type EventSink = Box<dyn Fn(&RunEvent) + Send + Sync>;
+
 pub struct RunOptions {
     /// Most steps per chunk.
     pub chunk: usize,
-    /// Set to stop after the current chunk.
+    /// Set to stop after the current chunk (a checkpoint is written first).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Steps already done: the backend holds the state after them and the sink their
+    /// samples (a resumed run). 0 for a fresh run.
+    pub start: usize,
+    /// Periodic checkpoints (None: none, not even when stopped).
+    pub checkpoint: Option<CheckpointOptions>,
+    /// Scan the whole fields for NaN/Inf and runaway values at least this many steps
+    /// apart (and so that scans take at most ~2 % of the run); 0 = never. Probe samples
+    /// are checked at every chunk regardless.
+    pub scan_every: usize,
+    /// Fault injection (tests).
+    pub fault: Option<Fault>,
+    /// Receives [`RunEvent`]s (checkpoints written or failed).
+    pub events: Option<EventSink>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { chunk: 64, stop: None }
+        RunOptions {
+            chunk: 64,
+            stop: None,
+            start: 0,
+            checkpoint: None,
+            scan_every: 256,
+            fault: None,
+            events: None,
+        }
     }
 }
 
@@ -83,7 +229,293 @@ pub fn sample_time(c: Component, n: usize, dt: f64) -> f64 {
     }
 }
 
-/// Run `model` to its last step (or until stopped).
+// ---------------------------------------------------------------------------
+// Instability
+// ---------------------------------------------------------------------------
+
+/// A field magnitude above this is a runaway: f32 overflows at 3.4e38, and no physical
+/// field of a sane scene comes near (a 1 A·m dipole in a 1 mm cell adds ~1e8 V/m per step).
+pub const RUNAWAY: f32 = 1e30;
+
+/// Where and when the fields went non-finite or ran away, and the likely causes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instability {
+    /// Steps done when it was seen (the value is the one after step `step - 1`).
+    pub step: usize,
+    pub component: Component,
+    pub index: [usize; 3],
+    /// Where the sample sits (m).
+    pub position: [f64; 3],
+    pub value: f32,
+    /// `probe NAME` or `field scan`.
+    pub found_by: String,
+    pub causes: Vec<String>,
+}
+
+impl fmt::Display for Instability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.value.is_finite() {
+            format!("reached {:e} (runaway growth; f32 overflows at 3.4e38)", self.value)
+        } else {
+            format!("is {}", self.value)
+        };
+        let [i, j, k] = self.index;
+        let p = self.position.map(|x| x * 1e3);
+        write!(
+            f,
+            "numerical instability: {}[{i}, {j}, {k}] (at {:.4} mm, {:.4} mm, {:.4} mm) {what} after step {} (found by the {})",
+            self.component, p[0], p[1], p[2], self.step, self.found_by
+        )?;
+        if !self.causes.is_empty() {
+            write!(f, "\n  likely causes:")?;
+            for c in &self.causes {
+                write!(f, "\n  - {c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Instability {
+    fn new(model: &Model, step: usize, c: Component, flat: usize, value: f32, found_by: String) -> Instability {
+        let d = model.grid.dims();
+        let index = [flat / (d[1] * d[2]), (flat / d[2]) % d[1], flat % d[2]];
+        Instability {
+            step,
+            component: c,
+            index,
+            position: c.position(index, model.grid.d),
+            value,
+            found_by,
+            causes: likely_causes(model, index),
+        }
+    }
+}
+
+fn bad(v: f32) -> bool {
+    v.is_nan() || v.abs() > RUNAWAY
+}
+
+/// The inputs that most likely made the run unstable, most specific first.
+pub fn likely_causes(model: &Model, index: [usize; 3]) -> Vec<String> {
+    let g = &model.grid;
+    let mut out = Vec::new();
+    for s in &model.sources {
+        let peak = (s.scale * s.waveform.amplitude).abs();
+        let dist = (0..3).map(|a| s.index[a].abs_diff(index[a])).max().unwrap_or(0);
+        if peak.is_nan() || peak >= 1e20 {
+            out.push(format!(
+                "source `{}` applies up to {peak:e} {} per step: too strong for f32 (the fields add up and \
+                 overflow at 3.4e38); lower its amplitude",
+                s.name,
+                if s.component.is_electric() { "V/m" } else { "A/m" }
+            ));
+        } else if dist <= 2 {
+            let kind = match s.kind {
+                SourceKind::Current => "current",
+                SourceKind::Hard => "hard",
+            };
+            out.push(format!(
+                "it starts {dist} cell(s) from {kind} source `{}` ({} at {:?}, amplitude {:e}): check its amplitude \
+                 and waveform",
+                s.name, s.component, s.index, s.waveform.amplitude
+            ));
+        }
+    }
+    for l in &model.cpml {
+        let a = l.axis;
+        let inside = if l.high {
+            index[a] + l.cells >= g.n[a]
+        } else {
+            index[a] <= l.cells
+        };
+        if inside {
+            let face = ["x", "y", "z"][a].to_string() + if l.high { "_max" } else { "_min" };
+            out.push(format!(
+                "it starts inside the {face} CPML layer: CPML parameters far from the defaults (order, sigma_factor, \
+                 kappa_max, alpha_max in [boundaries.cpml]) can be unstable; try the defaults"
+            ));
+            break;
+        }
+    }
+    out.push(format!(
+        "the Courant factor is {} (stable up to 1 in vacuum; a material with eps_r·mu_r < 1 lowers the limit): \
+         try time.courant = 0.9",
+        g.courant
+    ));
+    // Materials: the effective (averaged) coefficients the kernels use.
+    let e_bad = model.coefs.e.iter().any(|cc| !cc[0].is_finite() || !cc[1].is_finite());
+    let h_bad = model.coefs.h.iter().any(|x| !x.is_finite());
+    if e_bad || h_bad {
+        out.push(
+            "a material's update coefficients overflow f32 (extreme eps_r, mu_r or sigma for this cell size)".into(),
+        );
+    }
+    out
+}
+
+/// Refuse, before running, inputs that cannot run in f32: a source whose peak value
+/// per step is not finite or too large, or update coefficients that overflow.
+pub fn preflight(model: &Model) -> Result<(), String> {
+    for s in &model.sources {
+        let peak = (s.scale * s.waveform.amplitude).abs();
+        if peak.is_nan() || peak >= 1e30 {
+            return Err(format!(
+                "source `{}` would apply {peak:e} {} per step (amplitude {:e} × {:e} for this cell): f32 holds at most \
+                 3.4e38 and the fields add up; lower its amplitude",
+                s.name,
+                if s.component.is_electric() { "V/m" } else { "A/m" },
+                s.waveform.amplitude,
+                s.scale
+            ));
+        }
+    }
+    let e_bad = model.coefs.e.iter().any(|c| !c[0].is_finite() || !c[1].is_finite());
+    let h_bad = model.coefs.h.iter().any(|x| !x.is_finite());
+    if e_bad || h_bad {
+        return Err(
+            "a material's update coefficients overflow f32 (extreme eps_r, mu_r or sigma for this cell size and dt)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The first bad sample (non-finite, or past [`RUNAWAY`]) of a chunk's probe samples.
+fn check_probes(model: &Model, n0: usize, end: usize, bufs: &[Vec<Vec<f32>>]) -> Option<Instability> {
+    let mut first: Option<(usize, usize, usize, f32)> = None; // (n, probe, slot, value)
+    for (p, (probe, slots)) in model.probes.iter().zip(bufs).enumerate() {
+        for (slot, values) in slots.iter().enumerate() {
+            if let Some(i) = values.iter().position(|&v| bad(v)) {
+                let n = (n0..end)
+                    .filter(|&n| probe_due(probe.every, n))
+                    .nth(i)
+                    .unwrap_or(end - 1);
+                if first.is_none_or(|f| n < f.0) {
+                    first = Some((n, p, slot, values[i]));
+                }
+            }
+        }
+    }
+    let (n, p, slot, v) = first?;
+    let probe = &model.probes[p];
+    let s = &probe.samples[slot];
+    Some(Instability::new(
+        model,
+        n + 1,
+        s.component,
+        s.flat,
+        v,
+        format!("probe `{}`", probe.name),
+    ))
+}
+
+/// The first bad component of a field scan.
+fn check_scan(model: &Model, step: usize, scans: &[FieldScan; 6], found_by: &str) -> Option<Instability> {
+    for c in Component::ALL {
+        if let Some((i, v)) = scans[c.index()].non_finite {
+            return Some(Instability::new(model, step, c, i, v, found_by.into()));
+        }
+    }
+    for c in Component::ALL {
+        let s = scans[c.index()];
+        if s.max_abs > RUNAWAY {
+            return Some(Instability::new(model, step, c, s.max_at, s.max_abs, found_by.into()));
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------
+// The run loop
+// ---------------------------------------------------------------------------
+
+struct Checkpointing<'o> {
+    opts: &'o CheckpointOptions,
+    last_time: Instant,
+    last_step: usize,
+    /// Step of the last checkpoint this run wrote.
+    written: Option<usize>,
+    disabled: bool,
+}
+
+impl Checkpointing<'_> {
+    fn due(&self, step: usize) -> bool {
+        if self.disabled || step == self.last_step {
+            return false;
+        }
+        let by_steps = self.opts.interval.steps.is_some_and(|k| step % k == 0);
+        let by_time = self.opts.interval.time.is_some_and(|t| self.last_time.elapsed() >= t);
+        by_steps || by_time
+    }
+}
+
+fn emit(opts: &RunOptions, e: RunEvent) {
+    if let Some(cb) = &opts.events {
+        cb(&e);
+    }
+}
+
+/// Save the backend's state at `step` to the checkpoint (the sink holds every sample up
+/// to `step`). A write failure is reported and the run goes on; a state that cannot be
+/// read is a backend failure; a state with a non-finite value is an instability.
+fn write_checkpoint(
+    model: &Model,
+    backend: &mut dyn Backend,
+    sink: &mut dyn Sink,
+    ck: &mut Checkpointing,
+    step: usize,
+    opts: &RunOptions,
+) -> Result<(), RunError> {
+    let t = Instant::now();
+    let state = match backend.save_state() {
+        Ok(s) => s,
+        Err(BackendError::Unsupported(reason)) => {
+            ck.disabled = true;
+            emit(opts, RunEvent::CheckpointsUnsupported { reason });
+            return Ok(());
+        }
+        Err(error) => {
+            return Err(RunError::Backend {
+                step,
+                error,
+                saved: None,
+            })
+        }
+    };
+    let scans: [FieldScan; 6] = std::array::from_fn(|c| FieldScan::of(&state.fields[c]));
+    if let Some(bad) = check_scan(model, step, &scans, "check before writing a checkpoint") {
+        return Err(RunError::Unstable(Box::new(bad)));
+    }
+    sink.sync()?;
+    let header = Header::new(model, ck.opts.fingerprint, ck.opts.run_id, step);
+    ck.last_time = Instant::now();
+    ck.last_step = step;
+    match checkpoint::write(&ck.opts.path, &header, &state) {
+        Ok(bytes) => {
+            ck.written = Some(step);
+            emit(
+                opts,
+                RunEvent::CheckpointWritten {
+                    step,
+                    path: ck.opts.path.clone(),
+                    bytes,
+                    seconds: t.elapsed().as_secs_f64(),
+                },
+            );
+        }
+        Err(e) => emit(
+            opts,
+            RunEvent::CheckpointFailed {
+                step,
+                message: e.to_string(),
+            },
+        ),
+    }
+    Ok(())
+}
+
+/// Run `model` to its last step (or until stopped), from step `opts.start`.
 pub fn run(
     model: &Model,
     backend: &mut dyn Backend,
@@ -94,37 +526,82 @@ pub fn run(
     let start = Instant::now();
     let steps = model.grid.steps;
     let dt = model.grid.dt;
+    let first_step = opts.start.min(steps);
     let mut stepping = Duration::ZERO;
-    let mut n0 = 0;
+    let mut n0 = first_step;
     let mut progress = progress;
     let mut outcome = Outcome::Finished;
+    let mut ck = opts.checkpoint.as_ref().map(|c| Checkpointing {
+        opts: c,
+        last_time: Instant::now(),
+        last_step: first_step,
+        written: None,
+        disabled: false,
+    });
+    // Field scans: at least `scan_every` steps apart, and at most ~2 % of the stepping time.
+    let mut scan_step = first_step;
+    let mut scan_cost = Duration::ZERO;
+    let mut stepping_at_scan = Duration::ZERO;
     while n0 < steps {
         if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             outcome = Outcome::Interrupted;
+            if let Some(ck) = ck.as_mut() {
+                if !ck.disabled && n0 != ck.last_step {
+                    write_checkpoint(model, backend, sink, ck, n0, opts)?;
+                }
+            }
             break;
         }
-        // End the chunk at the next snapshot step (inclusive) or after `chunk` steps.
+        // End the chunk at the next snapshot step (inclusive), the next checkpoint step,
+        // or after `chunk` steps.
         let mut end = (n0 + opts.chunk.max(1)).min(steps);
-        for s in &model.snapshots {
-            let next = (n0 / s.every + 1) * s.every; // first n+1 > n0 divisible by every
+        let every_k = ck.as_ref().and_then(|c| c.opts.interval.steps);
+        let periods = model.snapshots.iter().map(|s| s.every).chain(every_k);
+        for every in periods {
+            let next = (n0 / every + 1) * every; // first n+1 > n0 divisible by every
             if next <= end {
                 end = next;
+            }
+        }
+        if let Some(f) = opts.fault {
+            if (n0..end).contains(&f.at_step) {
+                let error =
+                    BackendError::DeviceLost(format!("simulated device loss at step {} ({})", f.at_step, Fault::ENV));
+                let mut saved = None;
+                if !f.state_lost {
+                    // The backend has not been touched since the last chunk end: its state
+                    // is the last good one, consistent with the sink.
+                    if let Some(ck) = ck.as_mut() {
+                        if !ck.disabled {
+                            if n0 != ck.last_step {
+                                write_checkpoint(model, backend, sink, ck, n0, opts)?;
+                            }
+                            saved = ck.written.filter(|&w| w == n0);
+                        }
+                    }
+                }
+                return Err(RunError::Backend { step: n0, error, saved });
             }
         }
         let count = end - n0;
         let src = model.source_values(n0, count);
         let t = Instant::now();
-        backend.step(n0, count, &src)?;
-        let bufs = backend.drain_probes()?;
+        let fail = |error| RunError::Backend {
+            step: n0,
+            error,
+            saved: None,
+        };
+        backend.step(n0, count, &src).map_err(fail)?;
+        let bufs = backend.drain_probes().map_err(fail)?;
         stepping += t.elapsed();
-        for (p, (probe, slots)) in model.probes.iter().zip(bufs).enumerate() {
+        for (p, (probe, slots)) in model.probes.iter().zip(&bufs).enumerate() {
             for (slot, (sample, values)) in probe.samples.iter().zip(slots).enumerate() {
                 let times: Vec<f64> = (n0..end)
                     .filter(|&n| probe_due(probe.every, n))
                     .map(|n| sample_time(sample.component, n, dt))
                     .collect();
                 debug_assert_eq!(times.len(), values.len());
-                sink.probe(p, slot, &times, &values)?;
+                sink.probe(p, slot, &times, values)?;
             }
         }
         let last = end - 1;
@@ -132,24 +609,70 @@ pub fn run(
             if probe_due(s.every, last) {
                 for &c in &s.components {
                     let (lo, hi) = s.component_box(c, &model.grid);
-                    let data = backend.read_region(c, lo, hi)?;
+                    let data = backend.read_region(c, lo, hi).map_err(fail)?;
                     sink.snapshot(si, c, sample_time(c, last, dt), &data)?;
                 }
             }
         }
         sink.flush(end)?;
+        if let Some(bad) = check_probes(model, n0, end, &bufs) {
+            return Err(RunError::Unstable(Box::new(bad)));
+        }
         n0 = end;
+        if opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50 {
+            let t = Instant::now();
+            let scans = backend.scan_fields().map_err(|error| RunError::Backend {
+                step: n0,
+                error,
+                saved: None,
+            })?;
+            scan_cost = t.elapsed();
+            scan_step = n0;
+            stepping_at_scan = stepping;
+            if let Some(bad) = check_scan(model, n0, &scans, "field scan") {
+                return Err(RunError::Unstable(Box::new(bad)));
+            }
+        }
+        if let Some(ck) = ck.as_mut() {
+            if n0 < steps && ck.due(n0) {
+                write_checkpoint(model, backend, sink, ck, n0, opts)?;
+            }
+        }
         if let Some(cb) = progress.as_mut() {
-            let mc = model.grid.cells() as f64 * n0 as f64 / stepping.as_secs_f64().max(1e-12) / 1e6;
+            let mc = model.grid.cells() as f64 * (n0 - first_step) as f64 / stepping.as_secs_f64().max(1e-12) / 1e6;
             cb(n0, steps, mc);
         }
     }
     Ok(RunSummary {
         outcome,
         steps_done: n0,
+        first_step,
+        checkpoint: ck.and_then(|c| c.written),
         stepping,
         total: start.elapsed(),
     })
+}
+
+/// Load the newest usable checkpoint of `opts` into `backend` for a resumed run; returns
+/// the checkpoint's step (for [`RunOptions::start`]) and notes (checkpoints skipped).
+pub fn resume_state(
+    model: &Model,
+    backend: &mut dyn Backend,
+    opts: &CheckpointOptions,
+) -> Result<(usize, Vec<String>), ResumeError> {
+    let expect = Header::new(model, opts.fingerprint, opts.run_id, 0);
+    let (ck, notes) = checkpoint::find_latest(&opts.path, model, &expect)?;
+    backend.load_state(&ck.state)?;
+    Ok((ck.header.step as usize, notes))
+}
+
+/// Why a run cannot resume from its checkpoint.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error("loading the checkpoint into the backend: {0}")]
+    Backend(#[from] BackendError),
 }
 
 /// A sink that keeps everything in memory (tests, validation, benchmarks).

@@ -108,14 +108,15 @@ fn gpu_plan_reports_what_does_not_fit() {
         Err(e) => panic!("expected DoesNotFit, got {e}"),
         Ok(_) => panic!("expected DoesNotFit"),
     }
-    // A memory fraction so small that a modest grid exceeds it (only where the
-    // device reports its memory; otherwise the plan relies on the limits alone).
-    if dev.memory.available().is_some() {
+    // A memory fraction so small that the plan exceeds it (only where the device
+    // reports its memory; otherwise the plan relies on the limits alone).
+    if let Some(avail) = dev.memory.available() {
         let big = Arc::new(
-            Model::discretize(&scene(&SMALL.replace("cells = [12, 10, 8]", "cells = [160, 160, 160]"))).unwrap(),
+            Model::discretize(&scene(&SMALL.replace("cells = [12, 10, 8]", "cells = [100, 100, 100]"))).unwrap(),
         );
+        let need = gpu::plan(&big, &opts).expect("a 100^3 plan fits").0.total();
         let tight = BackendOptions {
-            gpu_memory_fraction: Some(0.01),
+            gpu_memory_fraction: Some(need as f64 / avail as f64 / 2.0),
             ..Default::default()
         };
         match gpu::plan(&big, &tight) {

@@ -10,7 +10,7 @@
 //! Without a GPU adapter the tests print "skipped: no GPU adapter (why)" and pass,
 //! unless the environment variable `CI` is set: CI installs lavapipe, so there a
 //! missing adapter is a failure, never a silent skip.
-use fdtd::backend::gpu::GpuBackend;
+use fdtd::backend::gpu::{GpuBackend, GpuConfig};
 use fdtd::backend::{Backend, BackendError, BackendOptions};
 use fdtd::model::Model;
 use fdtd::runner::MemorySink;
@@ -18,25 +18,39 @@ use fdtd::scene::{Boundary, Scene, TimeEnd};
 use fdtd_validation::{rel_l2, run_model, scene};
 use std::sync::Arc;
 
-/// Bound on the relative L2 difference of every probe series and snapshot frame.
+/// Bound on the L2 difference of every probe series and snapshot frame, relative to
+/// the field's scale in the run (see [`compare`] for the yardstick).
 ///
 /// Both backends evaluate the same f32 expressions in the same order on the same
 /// inputs (the source values are computed once on the host). What may differ is how
 /// the GPU compiler evaluates them: it may contract `a*b + c` into one FMA (one
-/// rounding instead of two) — SPIR-V and WGSL allow it, LLVM (lavapipe) and NVIDIA do
-/// it. Each contraction changes a result by at most 1 ulp (~6e-8 relative); the
-/// leapfrog scheme is neutrally stable, so these perturbations neither grow nor
-/// decay much and add up roughly like a random walk over the steps. Measured on
-/// lavapipe (LLVM 15) over the 120-300 steps used here: see the table printed by the
-/// test (`cargo test --release -p fdtd-validation --test gpu_parity -- --nocapture`);
-/// the worst case was 2e-6 (docs/gpu.md). 1e-4 leaves a margin of 50× for other
-/// drivers while still catching any real discrepancy: a wrong coefficient, stencil
-/// index, range, boundary image or step order gives errors of 1e-3 to 1.
-const TOLERANCE: f64 = 1e-4;
+/// rounding instead of two); WGSL allows it, and NVIDIA's compiler does it. Each
+/// contraction changes a result by at most about 1 ulp (6e-8 relative); the leapfrog
+/// scheme is neutrally stable, so these perturbations neither grow nor decay much and
+/// add up roughly like a random walk over the steps, faster in lossless resonators.
+///
+/// Measured (120-240 steps, every case below): lavapipe (LLVM 15) is bit-exact (0);
+/// the NVIDIA H200 (driver 580) gives at most 8.5e-6 on the hand-made cases and 5.5e-5
+/// on the example scenes (the dipole's on-axis Hx, which vanishes by symmetry and holds
+/// only rounding noise; 1.6e-5 on the cavity). 5e-4 leaves a margin of 9x for other
+/// drivers and longer runs, while any real discrepancy (a wrong coefficient, stencil
+/// index, range, boundary image or step order) gives 1e-2 to 1: one flipped sign in
+/// the PMC image rule gave 1.06.
+const TOLERANCE: f64 = 5e-4;
 
 /// A GPU backend for `model`, or None (with a message) when there is no adapter.
 fn gpu(model: &Arc<Model>, cap: Option<u64>) -> Option<GpuBackend> {
-    match GpuBackend::with_binding_cap(model.clone(), &BackendOptions::default(), cap) {
+    gpu_with(
+        model,
+        &GpuConfig {
+            binding_cap: cap,
+            ..Default::default()
+        },
+    )
+}
+
+fn gpu_with(model: &Arc<Model>, cfg: &GpuConfig) -> Option<GpuBackend> {
+    match GpuBackend::with_config(model.clone(), &BackendOptions::default(), cfg) {
         Ok(b) => Some(b),
         Err(BackendError::NoDevice(why)) => {
             if std::env::var_os("CI").is_some() {
@@ -51,48 +65,83 @@ fn gpu(model: &Arc<Model>, cap: Option<u64>) -> Option<GpuBackend> {
 
 /// Run `model` on both backends and compare; returns the worst relative L2 error.
 fn parity(name: &str, model: Model, cap: Option<u64>) -> Option<f64> {
+    parity_with(
+        name,
+        model,
+        &GpuConfig {
+            binding_cap: cap,
+            ..Default::default()
+        },
+    )
+}
+
+fn parity_with(name: &str, model: Model, cfg: &GpuConfig) -> Option<f64> {
     let model = Arc::new(model);
-    let mut g = gpu(&model, cap)?;
+    let mut g = gpu_with(&model, cfg)?;
     let slabs = g.pieces();
     let gpu_sink = run_model(&model, &mut g);
     let mut c = fdtd::backend::cpu::CpuBackend::new(model.clone(), 0).unwrap();
     let cpu_sink = run_model(&model, &mut c);
-    let worst = compare(name, &model, &cpu_sink, &gpu_sink);
+    let (probe, snap) = compare(name, &model, &cpu_sink, &gpu_sink);
     println!(
-        "{name:<28} {:>3}x{:>3}x{:>3} {:>4} steps {:>3} slab(s)  worst rel L2 {worst:.2e}",
-        model.grid.n[0], model.grid.n[1], model.grid.n[2], model.grid.steps, slabs
+        "{name:<34} {:>3}x{:>3}x{:>3} {:>4} steps {:>3} slab(s)  probes {:.2e} ({})  snapshots {:.2e} ({})",
+        model.grid.n[0], model.grid.n[1], model.grid.n[2], model.grid.steps, slabs, probe.0, probe.1, snap.0, snap.1
     );
-    assert!(
-        worst <= TOLERANCE,
-        "{name}: CPU and GPU differ by {worst:.3e} (bound {TOLERANCE:.0e})"
-    );
-    Some(worst)
+    Some(probe.0.max(snap.0))
 }
 
-fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> f64 {
-    let mut worst: f64 = 0.0;
-    let mut nonzero = 0;
+/// Worst (error, where) over the probe series and over the snapshot frames.
+type Worst = (f64, String);
+
+/// Every probe series and snapshot frame, held to [`TOLERANCE`].
+///
+/// The yardstick is the field's scale in the run, not each record's own norm: rounding
+/// differences are relative to the fields where they arise and then travel like any
+/// field, so a record that is nearly zero (a component that vanishes by symmetry, a
+/// frame before the pulse arrives) holds only such noise and its own norm would make a
+/// 1e-7 perturbation look like 1e-3. So a probe series is divided by its own norm or by
+/// 1 % of the largest series of the same field (E or H), whichever is larger, and a
+/// snapshot frame by the largest frame of its component in that snapshot.
+fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> (Worst, Worst) {
+    let norm = |v: &[f32]| v.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+    let diff = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (*x as f64 - *y as f64).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let mut scale = [0f64; 2];
+    for (p, probe) in model.probes.iter().enumerate() {
+        for (s, sample) in probe.samples.iter().enumerate() {
+            let e = !sample.component.is_electric() as usize;
+            scale[e] = scale[e].max(norm(&cpu.probes[p][s].1));
+        }
+    }
+    assert!(
+        scale.iter().any(|&x| x > 0.0),
+        "{name}: every probe stayed zero, the comparison proves nothing"
+    );
+    let mut probes: Worst = (0.0, "-".into());
     for (p, probe) in model.probes.iter().enumerate() {
         for (s, sample) in probe.samples.iter().enumerate() {
             let (tc, vc) = &cpu.probes[p][s];
             let (tg, vg) = &gpu.probes[p][s];
-            assert_eq!(
-                tc, tg,
-                "{name}: probe {} {} sample times differ",
-                probe.name, sample.component
-            );
+            let what = format!("{} {}", probe.name, sample.component);
+            assert_eq!(tc, tg, "{name}: probe {what}: sample times differ");
             assert_eq!(vc.len(), vg.len());
-            let e = series_err(vg, vc);
+            let yard = norm(vc).max(0.01 * scale[!sample.component.is_electric() as usize]);
+            let e = if yard > 0.0 { diff(vg, vc) / yard } else { diff(vg, vc) };
             assert!(
                 e <= TOLERANCE,
-                "{name}: probe {} {}: rel L2 {e:.3e}",
-                probe.name,
-                sample.component
+                "{name}: probe {what}: error {e:.3e} (bound {TOLERANCE:.0e})"
             );
-            worst = worst.max(e);
-            nonzero += vc.iter().any(|&x| x != 0.0) as usize;
+            if e >= probes.0 {
+                probes = (e, what);
+            }
         }
     }
+    let mut snaps: Worst = (0.0, "-".into());
     for (s, snap) in model.snapshots.iter().enumerate() {
         assert_eq!(
             cpu.snapshots[s].len(),
@@ -100,23 +149,29 @@ fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> f64
             "{name}: snapshot {} frames",
             snap.name
         );
+        let largest = |c: fdtd::Component| {
+            cpu.snapshots[s]
+                .iter()
+                .filter(|f| f.0 == c)
+                .map(|f| norm(&f.2))
+                .fold(0.0, f64::max)
+        };
         for ((cc, tc, dc), (cg, tg, dg)) in cpu.snapshots[s].iter().zip(&gpu.snapshots[s]) {
             assert_eq!((cc, tc), (cg, tg));
             assert_eq!(dc.len(), dg.len());
-            let e = series_err(dg, dc);
+            let yard = largest(*cc);
+            let e = if yard > 0.0 { diff(dg, dc) / yard } else { diff(dg, dc) };
+            let what = format!("{} {cc} at {tc:.3e} s", snap.name);
             assert!(
                 e <= TOLERANCE,
-                "{name}: snapshot {} {cc} at {tc:.3e} s: rel L2 {e:.3e}",
-                snap.name
+                "{name}: snapshot {what}: error {e:.3e} (bound {TOLERANCE:.0e})"
             );
-            worst = worst.max(e);
+            if e >= snaps.0 {
+                snaps = (e, what);
+            }
         }
     }
-    assert!(
-        nonzero > 0,
-        "{name}: every probe stayed zero, the comparison proves nothing"
-    );
-    worst
+    (probes, snaps)
 }
 
 /// Relative L2 error; a series that is exactly zero on the CPU must be zero on the GPU.
@@ -267,6 +322,7 @@ fn gpu_matches_cpu_split_into_slabs() {
     let plane = 15 * 13 * 4;
     for (name, b, planes) in [
         ("cpml, 3 slabs", CPML, 6),
+        ("cpml, 1 plane per slab", CPML, 1),
         ("pec + pmc, 1 plane per slab", PEC_PMC, 1),
         ("periodic x, y, 4 slabs", PERIODIC_XY, 5),
         ("periodic all, 2 planes/slab", PERIODIC_ALL, 2),
@@ -275,6 +331,30 @@ fn gpu_matches_cpu_split_into_slabs() {
         let Some(_) = parity(name, case(b, 150), Some(cap)) else {
             return;
         };
+    }
+}
+
+/// Rows padded to an aligned length on the device (`row_align`): same results.
+#[test]
+fn gpu_matches_cpu_with_padded_rows() {
+    for (name, b, align, cap) in [
+        ("cpml, rows padded to 8", CPML, 8, None),
+        (
+            "periodic all, rows to 32, 4 slabs",
+            PERIODIC_ALL,
+            32,
+            Some(32 * 15 * 4 * 6),
+        ),
+        ("pec + pmc, rows to 5", PEC_PMC, 5, None),
+    ] {
+        let cfg = GpuConfig {
+            binding_cap: cap,
+            row_align: Some(align),
+            ..Default::default()
+        };
+        if parity_with(name, case(b, 150), &cfg).is_none() {
+            return;
+        }
     }
 }
 
@@ -306,10 +386,10 @@ fn gpu_matches_cpu_on_example_scenes() {
 
 fn shrink(s: &mut Scene, max_cells: usize, max_cpml: usize, max_steps: usize) {
     let size = s.domain.size();
-    for a in 0..3 {
+    for (a, len) in size.into_iter().enumerate() {
         let n = s.domain.cells[a].min(max_cells);
         s.domain.cells[a] = n;
-        s.domain.cell_size[a] = size[a] / n as f64;
+        s.domain.cell_size[a] = len / n as f64;
     }
     for f in s.boundaries.faces.iter_mut() {
         if let Boundary::Cpml(p) = f {
@@ -348,5 +428,43 @@ fn gpu_whole_fields_match_after_a_run() {
         let a = g.read_region(fdtd::Component::Ez, lo, hi).unwrap();
         let b = c.read_region(fdtd::Component::Ez, lo, hi).unwrap();
         assert!(series_err(&a, &b) <= TOLERANCE);
+    }
+}
+
+/// Checkpoints: a state saved by the CPU loads into the GPU (any slab count) and the run
+/// continues as on the CPU; the GPU's own saved state (fields and CPML ψ) matches the
+/// CPU's.
+#[test]
+fn gpu_state_round_trips_with_the_cpu() {
+    let plane = (15 * 13 * 4) as u64;
+    for (name, b, cap) in [
+        ("cpml", CPML, None),
+        ("cpml, cap of 6 planes", CPML, Some(plane * 6)),
+        ("periodic x, y, cap of 5 planes", PERIODIC_XY, Some(plane * 5)),
+    ] {
+        let m = Arc::new(case(b, 120));
+        let src = m.source_values(0, 120);
+        let ns = m.sources.len();
+        let mut c = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
+        c.step(0, 60, &src[..60 * ns]).unwrap();
+        let mid = c.save_state().unwrap();
+        let Some(mut g) = gpu(&m, cap) else { return };
+        g.load_state(&mid).unwrap();
+        // Straight back out: the same numbers.
+        assert_eq!(g.save_state().unwrap(), mid, "{name}: load then save changed the state");
+        g.step(60, 60, &src[60 * ns..]).unwrap();
+        c.step(60, 60, &src[60 * ns..]).unwrap();
+        let (sg, sc) = (g.save_state().unwrap(), c.save_state().unwrap());
+        for comp in 0..6 {
+            let e = series_err(&sg.fields[comp], &sc.fields[comp]);
+            assert!(e <= TOLERANCE, "{name}: field {comp} after resuming: {e:.3e}");
+        }
+        for (l, (pg, pc)) in sg.psi.iter().zip(&sc.psi).enumerate() {
+            for slot in 0..4 {
+                let e = series_err(&pg[slot], &pc[slot]);
+                assert!(e <= TOLERANCE, "{name}: psi layer {l} slot {slot}: {e:.3e}");
+            }
+        }
+        println!("{name}: state round trip ok ({} slabs)", g.pieces());
     }
 }

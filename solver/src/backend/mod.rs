@@ -57,6 +57,17 @@ pub trait Backend {
         )))
     }
 
+    /// Scan every field component for NaN/Inf and for its largest magnitude (the runner's
+    /// instability check, every few hundred steps). The default reads each component
+    /// with [`Backend::read_field`]; a backend may reduce on its device instead.
+    fn scan_fields(&mut self) -> Result<[FieldScan; 6], BackendError> {
+        let mut out = [FieldScan::default(); 6];
+        for c in Component::ALL {
+            out[c.index()] = FieldScan::of(&self.read_field(c)?);
+        }
+        Ok(out)
+    }
+
     /// Replace the solver state with `state` (from [`Backend::save_state`] of any backend
     /// running the same model).
     fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
@@ -106,6 +117,34 @@ impl SolverState {
             }
         }
         Ok(())
+    }
+}
+
+/// What [`Backend::scan_fields`] finds in one component.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FieldScan {
+    /// Flat index and value of the first NaN or ±Inf sample, if any.
+    pub non_finite: Option<(usize, f32)>,
+    /// Largest |value| among the finite samples, and the flat index of its first occurrence.
+    pub max_abs: f32,
+    pub max_at: usize,
+}
+
+impl FieldScan {
+    /// Scan one component's array.
+    pub fn of(data: &[f32]) -> FieldScan {
+        let mut s = FieldScan::default();
+        for (i, &v) in data.iter().enumerate() {
+            if !v.is_finite() {
+                s.non_finite = Some((i, v));
+                break;
+            }
+            if v.abs() > s.max_abs {
+                s.max_abs = v.abs();
+                s.max_at = i;
+            }
+        }
+        s
     }
 }
 

@@ -133,6 +133,22 @@ fn print_report(scene: &Scene, model: &Model) {
         );
     }
     println!("output     about {} before compression", human_bytes(out_bytes));
+    let ck = scene.checkpoint();
+    let when = if !ck.enabled {
+        "off ([checkpoint] enabled = false)".to_string()
+    } else if ck.every_steps.is_some() || ck.every_seconds.is_some() {
+        fdtd::checkpoint::Interval {
+            steps: ck.every_steps,
+            time: ck.every_seconds.map(std::time::Duration::from_secs_f64),
+        }
+        .describe()
+    } else {
+        fdtd::checkpoint::Interval::default_time().describe()
+    };
+    println!(
+        "checkpoint {} each, {when} and when stopped (two kept on disk)",
+        human_bytes(fdtd::checkpoint::size(model))
+    );
 
     match model.resolution {
         Some((f, cpw)) => println!(
@@ -146,6 +162,7 @@ fn print_report(scene: &Scene, model: &Model) {
 
 pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
     let (scene, model) = load(&a.scene, a.backend.backend != BackendArg::Gpu)?;
+    fdtd::runner::preflight(&model).map_err(|e| CliError::bad_input(format!("{}: {e}", a.scene.display())))?;
     print_report(&scene, &model);
     if let Some(w) = resolution_warning(&model) {
         eprintln!("warning: {w}");

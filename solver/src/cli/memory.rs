@@ -3,6 +3,7 @@ use super::fmt::{lengths, si};
 use fdtd::model::Model;
 use fdtd::plan::{human_bytes, Plan};
 use fdtd::scene::Scene;
+use std::path::{Path, PathBuf};
 
 /// Share of the available RAM a suggestion aims for (headroom for the OS and output).
 const HEADROOM: f64 = 0.9;
@@ -98,6 +99,73 @@ pub fn verdict(need: u64, available: Option<u64>) -> (bool, String) {
                 human_bytes(need)
             ),
         ),
+    }
+}
+
+/// An upper bound of the bytes the output file grows by while steps `from..steps` run:
+/// probe values and times and snapshot frames, uncompressed, plus HDF5's overhead.
+pub fn output_bytes(model: &Model, from: usize) -> u64 {
+    let steps = model.grid.steps;
+    let mut bytes: u64 = 0;
+    for p in &model.probes {
+        let rows = (steps / p.every - from.min(steps) / p.every) as u64;
+        let has_e = p.samples.iter().any(|s| s.component.is_electric()) as u64;
+        let has_h = p.samples.iter().any(|s| !s.component.is_electric()) as u64;
+        bytes = bytes.saturating_add(rows.saturating_mul(p.samples.len() as u64 * 4 + 8 * (has_e + has_h)));
+    }
+    for s in &model.snapshots {
+        let frames = (steps / s.every - from.min(steps) / s.every) as u64;
+        let per_frame: u64 = s
+            .components
+            .iter()
+            .map(|&c| {
+                s.component_shape(c, &model.grid)
+                    .iter()
+                    .map(|&x| x as u64)
+                    .product::<u64>()
+                    * 4
+            })
+            .sum::<u64>()
+            + 8;
+        bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
+    }
+    // Chunk indexes, attributes, the XDMF companion: 1 % and 1 MiB cover them.
+    bytes.saturating_add(bytes / 100).saturating_add(1 << 20)
+}
+
+/// Free bytes for an unprivileged writer on the file system holding `dir`.
+#[cfg(unix)]
+pub fn free_space(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a plain struct statvfs fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
+    (r == 0).then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+pub fn free_space(_dir: &Path) -> Option<u64> {
+    None
+}
+
+/// The file system (device id) of `dir`, to add up needs on the same one.
+#[cfg(unix)]
+pub fn device_of(dir: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| m.dev())
+}
+
+#[cfg(not(unix))]
+pub fn device_of(_dir: &Path) -> Option<u64> {
+    None
+}
+
+/// The directory a file goes to (`.` for a bare name).
+pub fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 

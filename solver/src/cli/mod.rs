@@ -18,9 +18,10 @@ pub mod exit {
     pub const BAD_INPUT: i32 = 2;
     /// Runtime failure: backend or output error.
     pub const RUNTIME: i32 = 3;
-    /// The memory plan does not fit the device.
+    /// The memory plan does not fit the device, or the output does not fit the disk.
     pub const DOES_NOT_FIT: i32 = 4;
-    /// Interrupted (Ctrl-C / SIGTERM); the output file is closed with status "interrupted".
+    /// Interrupted (Ctrl-C / SIGTERM); the output file is closed with status "interrupted"
+    /// and a checkpoint is written (resume with `--resume`).
     pub const INTERRUPTED: i32 = 130;
 }
 
@@ -32,10 +33,12 @@ Exit codes:
   0    success
   2    bad input: scene error (reported as file:line:column), usage error,
        output file exists (use --force)
-  3    runtime failure: backend or output error (e.g. --backend gpu without a GPU)
-  4    does not fit: the memory plan exceeds the available memory
-  130  interrupted (Ctrl-C or SIGTERM); the output file is closed with
-       status \"interrupted\"";
+  3    runtime failure: backend or output error (e.g. --backend gpu without a GPU,
+       a lost GPU, a numerical instability); the last checkpoint is kept
+  4    does not fit: the memory plan exceeds the available memory, or the
+       planned output exceeds the free disk space
+  130  interrupted (Ctrl-C or SIGTERM); a checkpoint is written and the output
+       file is closed with status \"interrupted\": continue with --resume";
 
 #[derive(Parser, Debug)]
 #[command(name = "fdtd", version, about = "Portable FDTD electromagnetic simulator", long_about = LONG_ABOUT)]
@@ -133,6 +136,21 @@ pub struct RunArgs {
     /// Deflate level of the snapshot datasets (0 = uncompressed).
     #[arg(long, default_value_t = 4, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=9))]
     pub compression: u8,
+    /// Continue an interrupted or failed run from its newest valid checkpoint, appending
+    /// to its output file (same scene, same -o; the backend may differ).
+    #[arg(long, conflicts_with = "force")]
+    pub resume: bool,
+    /// Write a checkpoint every N steps (`500`) or every T of wall time (`30s`, `10m`,
+    /// `2h`) [default: the scene's [checkpoint], else 10m]. A checkpoint is also written
+    /// when the run is stopped (Ctrl-C, SIGTERM).
+    #[arg(long, value_name = "N|T", value_parser = fdtd::checkpoint::Interval::parse, conflicts_with = "no_checkpoint")]
+    pub checkpoint_every: Option<fdtd::checkpoint::Interval>,
+    /// Write no checkpoints at all (a stopped run then cannot be resumed).
+    #[arg(long)]
+    pub no_checkpoint: bool,
+    /// Do not refuse a run whose planned output (uncompressed) exceeds the free disk space.
+    #[arg(long)]
+    pub skip_disk_check: bool,
 }
 
 #[derive(Args, Debug)]

@@ -52,6 +52,14 @@ pub enum OutputError {
         what: &'static str,
         name: String,
     },
+    #[error("{}: making the file durable (fsync): {source}", path.display())]
+    Sync {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot resume into {}: {why}", path.display())]
+    NotResumable { path: PathBuf, why: String },
     #[error("{}: writing the XDMF companion {}: {source}", path.display(), xdmf.display())]
     Xdmf {
         path: PathBuf,
@@ -158,6 +166,20 @@ pub struct Hdf5Sink {
     xdmf_written: Option<Instant>,
     xdmf_frames: usize,
     steps_done: usize,
+    fingerprint: u64,
+    run_id: u64,
+}
+
+/// What an existing output file says about its run (see [`Hdf5Sink::inspect`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputInfo {
+    /// `running`, `complete`, `interrupted` or `failed`.
+    pub status: String,
+    pub steps_done: u64,
+    pub steps: u64,
+    /// The file's run id and run fingerprint (absent in files of older fdtd versions).
+    pub run_id: Option<u64>,
+    pub fingerprint: Option<u64>,
 }
 
 trait Ctx<T> {
@@ -339,6 +361,8 @@ impl Hdf5Sink {
         let file = File::create(path).ctx(path, || "creating the HDF5 file".into())?;
         let g = &model.grid;
         let root: &Location = &file;
+        let fingerprint = crate::checkpoint::fingerprint(scene, model);
+        let run_id = crate::checkpoint::new_run_id();
         (|| -> hdf5::Result<()> {
             put_str(root, "fdtd_version", env!("CARGO_PKG_VERSION"))?;
             put_str(root, "scene", &scene.text)?;
@@ -357,6 +381,8 @@ impl Hdf5Sink {
             put_str(root, "status", "running")?;
             put(root, "steps_done", 0u64)?;
             put_str(root, "index_convention", INDEX_CONVENTION)?;
+            put(root, "fingerprint", fingerprint)?;
+            put(root, "run_id", run_id)?;
             Ok(())
         })()
         .ctx(path, || "writing the root attributes".into())?;
@@ -486,9 +512,224 @@ impl Hdf5Sink {
             xdmf_written: None,
             xdmf_frames: 0,
             steps_done: 0,
+            fingerprint,
+            run_id,
         };
         sink.write_xdmf()?;
         Ok(sink)
+    }
+
+    /// Read the run attributes of an existing output file (without changing it).
+    pub fn inspect(path: impl AsRef<Path>) -> Result<OutputInfo, OutputError> {
+        let path = path.as_ref();
+        let file = File::open(path).ctx(path, || "opening the output file".into())?;
+        let root: &Location = &file;
+        let status = root
+            .attr("status")
+            .and_then(|a| a.read_scalar::<VarLenUnicode>())
+            .ctx(path, || {
+                "reading the status attribute (is it an fdtd output file?)".into()
+            })?
+            .as_str()
+            .to_string();
+        let u = |name: &str| root.attr(name).and_then(|a| a.read_scalar::<u64>()).ok();
+        Ok(OutputInfo {
+            status,
+            steps_done: u("steps_done").unwrap_or(0),
+            steps: u("steps").unwrap_or(0),
+            run_id: u("run_id"),
+            fingerprint: u("fingerprint"),
+        })
+    }
+
+    /// Reopen the output of an interrupted or failed run to continue it after `step`
+    /// steps (the step of the checkpoint it resumes from): checks that the file belongs
+    /// to this run, cuts every probe and snapshot dataset back to the samples and frames
+    /// of the first `step` steps (the file may hold later ones, flushed after the
+    /// checkpoint), marks it `running` again and records the resume.
+    pub fn resume(
+        path: impl AsRef<Path>,
+        scene: &Scene,
+        model: &Model,
+        backend_desc: &str,
+        step: usize,
+        opts: &Hdf5Options,
+    ) -> Result<Hdf5Sink, OutputError> {
+        let path = path.as_ref().to_path_buf();
+        let refuse = |why: String| OutputError::NotResumable {
+            path: path.clone(),
+            why,
+        };
+        let info = Hdf5Sink::inspect(&path)?;
+        let fingerprint = crate::checkpoint::fingerprint(scene, model);
+        if info.fingerprint != Some(fingerprint) {
+            return Err(refuse(
+                "it was written for another scene, grid or fdtd version (its fingerprint differs)".into(),
+            ));
+        }
+        let run_id = info.run_id.ok_or_else(|| refuse("it has no run_id attribute".into()))?;
+        if info.status == "complete" {
+            return Err(refuse("the run is already complete".into()));
+        }
+        let file = File::open_rw(&path).ctx(&path, || "opening the output file for writing".into())?;
+        let g = &model.grid;
+        // Datasets of one probe / snapshot, cut to `len` elements / frames.
+        let cut = |ds: Dataset, len: usize, name: &str| -> Result<Series, OutputError> {
+            let mut shape = ds.shape();
+            let have = shape.first().copied().unwrap_or(0);
+            if have < len {
+                return Err(OutputError::NotResumable {
+                    path: path.clone(),
+                    why: format!(
+                        "{name} holds {have} entries, the checkpoint at step {step} needs {len} (the file is behind \
+                         its checkpoint)"
+                    ),
+                });
+            }
+            if have > len {
+                shape[0] = len;
+                ds.resize(shape).ctx(&path, || format!("truncating {name}"))?;
+            }
+            Ok(Series { ds, len })
+        };
+        let mut probes = Vec::with_capacity(model.probes.len());
+        for p in &model.probes {
+            let len = step / p.every;
+            let grp = format!("probes/{}", p.name);
+            let open = |name: &str| -> Result<Series, OutputError> {
+                let full = format!("/{grp}/{name}");
+                let ds = file.dataset(&full).ctx(&path, || format!("opening {full}"))?;
+                cut(ds, len, &full)
+            };
+            let e_owner = p.samples.iter().position(|s| s.component.is_electric());
+            let h_owner = p.samples.iter().position(|s| !s.component.is_electric());
+            let time_e = e_owner.map(|_| open("time")).transpose()?;
+            let time_h = h_owner.map(|_| open("time_h")).transpose()?;
+            let comps = p
+                .samples
+                .iter()
+                .map(|s| open(s.component.name()))
+                .collect::<Result<Vec<_>, _>>()?;
+            probes.push(ProbeOut {
+                name: p.name.clone(),
+                time_e,
+                time_h,
+                e_owner,
+                h_owner,
+                comps,
+            });
+        }
+        let mut snaps = Vec::with_capacity(model.snapshots.len());
+        for s in &model.snapshots {
+            let frames = step / s.every;
+            let grp = format!("/snapshots/{}", s.name);
+            let tname = format!("{grp}/time");
+            let tds = file.dataset(&tname).ctx(&path, || format!("opening {tname}"))?;
+            let time = cut(tds, frames, &tname)?;
+            let times: Vec<f64> = if frames == 0 {
+                Vec::new()
+            } else {
+                time.ds
+                    .read_slice_1d::<f64, _>(0..frames)
+                    .ctx(&path, || format!("reading {tname}"))?
+                    .to_vec()
+            };
+            let mut comps = Vec::with_capacity(s.components.len());
+            for &c in &s.components {
+                let name = format!("{grp}/{}", c.name());
+                let ds = file.dataset(&name).ctx(&path, || format!("opening {name}"))?;
+                let shape = s.component_shape(c, g);
+                if ds.shape().get(1..) != Some(&shape[..]) {
+                    return Err(refuse(format!(
+                        "{name} has frames of shape {:?}, expected {shape:?}",
+                        ds.shape()
+                    )));
+                }
+                let (lo, _) = s.component_box(c, g);
+                comps.push(SnapComp {
+                    c,
+                    ser: cut(ds, frames, &name)?,
+                    shape,
+                    origin: c.position(lo, g.d),
+                });
+            }
+            let owner = s
+                .components
+                .iter()
+                .copied()
+                .find(|c| c.is_electric())
+                .or_else(|| s.components.first().copied())
+                .unwrap_or(Component::Ex);
+            snaps.push(SnapOut {
+                name: s.name.clone(),
+                time,
+                times,
+                owner,
+                comps,
+            });
+        }
+        let root: &Location = &file;
+        (|| -> hdf5::Result<()> {
+            set_str(root, "status", "running")?;
+            put_or_set_u64(root, "steps_done", step as u64)?;
+            if root.attr("error").is_ok() {
+                root.delete_attr("error")?;
+            }
+            let backend = backend_desc.split_whitespace().next().unwrap_or("");
+            set_str(root, "backend", backend)?;
+            set_str(root, "device", backend_desc)?;
+            let resumes = root.attr("resumes").and_then(|a| a.read_scalar::<u64>()).unwrap_or(0);
+            put_or_set_u64(root, "resumes", resumes + 1)?;
+            put_or_set_u64(root, "resumed_at_step", step as u64)?;
+            file.flush()
+        })()
+        .ctx(&path, || "updating the root attributes".into())?;
+
+        let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+        open_files().push((token, file.clone()));
+        let xdmf = if opts.xdmf && snaps.iter().any(|s| !s.comps.is_empty()) {
+            xdmf_path(&path)
+        } else {
+            None
+        };
+        let mut sink = Hdf5Sink {
+            path,
+            file: Some(file),
+            token,
+            dt: g.dt,
+            d: g.d,
+            probes,
+            snaps,
+            xdmf,
+            xdmf_written: None,
+            xdmf_frames: 0,
+            steps_done: step,
+            fingerprint,
+            run_id,
+        };
+        sink.write_xdmf()?;
+        Ok(sink)
+    }
+
+    /// The file's run id (root attribute `run_id`; checkpoints of this run carry it).
+    pub fn run_id(&self) -> u64 {
+        self.run_id
+    }
+
+    /// The run's fingerprint (root attribute `fingerprint`, see [`crate::checkpoint::fingerprint`]).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Flush, then fsync the file, so that everything written so far survives a power loss.
+    pub fn sync(&mut self) -> Result<(), OutputError> {
+        self.file().flush().map_err(|e| self.err("flushing".into(), e))?;
+        std::fs::File::open(&self.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|source| OutputError::Sync {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     /// The file's path.
@@ -719,6 +960,10 @@ impl Sink for Hdf5Sink {
 
     fn flush(&mut self, steps_done: usize) -> Result<(), SinkError> {
         self.flush_steps(steps_done).map_err(|e| SinkError(e.to_string()))
+    }
+
+    fn sync(&mut self) -> Result<(), SinkError> {
+        Hdf5Sink::sync(self).map_err(|e| SinkError(e.to_string()))
     }
 }
 

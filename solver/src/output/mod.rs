@@ -12,7 +12,9 @@
 //!                                   device, precision ("float32"), dx, dy, dz, dt (s),
 //!                                   steps (planned), shape [nx, ny, nz] (cells), courant,
 //!                                   status ("running" | "complete" | "interrupted" | "failed"),
-//!                                   steps_done, index_convention
+//!                                   steps_done, index_convention, fingerprint (u64, see
+//!                                   checkpoint::fingerprint), run_id (u64), and after a
+//!                                   resume: resumes (count), resumed_at_step
 //! /probes/<name>             attrs: requested_position (m), every
 //! /probes/<name>/time        f64[n]  s, times of the E components' samples
 //! /probes/<name>/time_h      f64[n]  s, times of the H components' samples (half a step earlier)
@@ -32,7 +34,7 @@
 mod hdf5;
 pub mod xdmf;
 
-pub use self::hdf5::{exit_interrupted, Hdf5Options, Hdf5Sink, OutputError, INDEX_CONVENTION};
+pub use self::hdf5::{exit_interrupted, Hdf5Options, Hdf5Sink, OutputError, OutputInfo, INDEX_CONVENTION};
 
 #[cfg(test)]
 mod tests;

@@ -162,7 +162,10 @@ fn a_run_reads_back_bit_for_bit() {
     let desc = crate::backend::Backend::describe(&backend);
     let mut sink = Hdf5Sink::create(&path, &sc, &m, &desc, false).unwrap();
     // Small chunks: many appends per dataset.
-    let opts = RunOptions { chunk: 7, stop: None };
+    let opts = RunOptions {
+        chunk: 7,
+        ..RunOptions::default()
+    };
     let summary = run(&m, &mut backend, &mut sink, &opts, None).unwrap();
     assert_eq!(summary.outcome, Outcome::Finished);
     assert!(sink.contents().iter().any(|c| c.contains("near")));
@@ -328,6 +331,7 @@ fn dropping_without_finish_leaves_a_valid_running_file() {
         let opts = RunOptions {
             chunk: 8,
             stop: Some(stop.clone()),
+            ..RunOptions::default()
         };
         let mut calls = 0;
         let mut progress = |_: usize, _: usize, _: f64| {
@@ -362,6 +366,7 @@ fn an_interrupted_run_says_so() {
     let opts = RunOptions {
         chunk: 4,
         stop: Some(stop.clone()),
+        ..RunOptions::default()
     };
     let mut progress = |n: usize, _: usize, _: f64| {
         if n >= 12 {

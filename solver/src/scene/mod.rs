@@ -50,6 +50,38 @@ impl Scene {
     pub fn material_index(&self, name: &str) -> Option<usize> {
         self.materials.iter().position(|m| m.name == name)
     }
+
+    /// The scene's `[checkpoint]` section (defaults when it has none). Read from
+    /// [`Scene::text`], which the parser has validated; a scene built in code gets the
+    /// defaults.
+    pub fn checkpoint(&self) -> CheckpointSection {
+        parse::checkpoint_section(&self.text)
+    }
+}
+
+/// `[checkpoint]`: when and where a run writes checkpoints. Checkpoints do not change
+/// the physics, so this section is not part of a run's fingerprint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointSection {
+    /// Every this many steps.
+    pub every_steps: Option<usize>,
+    /// Every this many seconds of wall-clock time.
+    pub every_seconds: Option<f64>,
+    /// Where (default: `<output>.ckpt`).
+    pub path: Option<PathBuf>,
+    /// `false` turns checkpoints off (as `--no-checkpoint` does).
+    pub enabled: bool,
+}
+
+impl Default for CheckpointSection {
+    fn default() -> Self {
+        CheckpointSection {
+            every_steps: None,
+            every_seconds: None,
+            path: None,
+            enabled: true,
+        }
+    }
 }
 
 /// The computational domain: a box `[0, n·d]` along each axis, cells of size `d`.

@@ -4,8 +4,8 @@
 //! problem is reported with its `line:column`, its dotted key path and, where one is
 //! close, a did-you-mean suggestion. The format is documented in `docs/scene-format.md`.
 use super::{
-    Boundaries, Boundary, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene, SceneError, Shape,
-    Snapshot, Source, SourceKind, Time, TimeEnd,
+    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene,
+    SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd,
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
@@ -18,7 +18,7 @@ use toml::Spanned;
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 8] = [
+const TOP_KEYS: [&str; 9] = [
     "domain",
     "time",
     "boundaries",
@@ -27,6 +27,7 @@ const TOP_KEYS: [&str; 8] = [
     "sources",
     "probes",
     "snapshots",
+    "checkpoint",
 ];
 const AXES: [&str; 3] = ["x", "y", "z"];
 const COMPONENT_NAMES: [&str; 6] = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
@@ -53,7 +54,8 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> R<Scene> {
         &domain,
         &grid_at,
     )?;
-    let materials = materials(root.get("materials"))?;
+    let materials = materials(root.get("materials"), time.courant)?;
+    checkpoint(root.get("checkpoint"))?;
     let size = domain.size();
     let objects = list(root.get("objects"), "objects")?
         .iter()
@@ -96,10 +98,6 @@ fn planned_section(key: &str) -> Note {
         "monitors" | "dft" => (
             "frequency-domain monitors are not implemented yet",
             "record time signals with [[probes]] and Fourier-transform them afterwards",
-        ),
-        "checkpoint" => (
-            "checkpoints are not implemented yet",
-            "run the whole simulation in one go",
         ),
         "plane_wave" | "tfsf" => (
             "plane-wave (TF/SF) sources are not implemented yet",
@@ -380,7 +378,7 @@ fn cpml_params(t: &Tbl) -> R<CpmlParams> {
     })
 }
 
-fn materials(v: Option<Val>) -> R<Vec<Material>> {
+fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
     let mut out = vec![Material::vacuum(), Material::pec()];
     let Some(v) = v else { return Ok(out) };
     let DeValue::Table(_) = v.value() else {
@@ -420,16 +418,74 @@ fn materials(v: Option<Val>) -> R<Vec<Material>> {
                 e
             }
         };
+        let mu_r = opt(&m, "mu_r", 1.0, Val::positive)?;
+        // Waves travel at c/sqrt(eps_r·mu_r): faster than c when the product is below 1,
+        // and the Yee scheme is stable only while courant·(that speed)/c <= 1.
+        if courant * courant > eps_r * mu_r {
+            let at = m.get("mu_r").or_else(|| m.get("eps_r")).expect("mu_r < 1 was given");
+            let limit = (eps_r * mu_r).sqrt();
+            return Err(at
+                .err(format!(
+                    "eps_r·mu_r = {} makes waves faster than light here, and the run unstable at Courant factor {}",
+                    num(eps_r * mu_r),
+                    num(courant)
+                ))
+                .hint(format!(
+                    "the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= {}",
+                    num((limit * 1e6).floor() / 1e6)
+                )));
+        }
         out.push(Material {
             name: name.to_string(),
             kind: MaterialKind::Dielectric {
                 eps_r,
-                mu_r: opt(&m, "mu_r", 1.0, Val::positive)?,
+                mu_r,
                 sigma: opt(&m, "sigma", 0.0, Val::nonneg)?,
             },
         });
     }
     Ok(out)
+}
+
+/// `[checkpoint]` (optional): periodic checkpoints of a run.
+fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
+    let mut out = CheckpointSection::default();
+    let Some(v) = v else { return Ok(out) };
+    let t = v.table()?;
+    t.check_keys(&["every_steps", "every_seconds", "path", "enabled"])?;
+    if let Some(v) = t.get("every_steps") {
+        out.every_steps = Some(v.uint(1)?);
+    }
+    if let Some(v) = t.get("every_seconds") {
+        out.every_seconds = Some(v.positive()?);
+    }
+    if let Some(v) = t.get("path") {
+        let p = v.str()?;
+        if p.trim().is_empty() {
+            return Err(v.err("the checkpoint path is empty"));
+        }
+        out.path = Some(p.into());
+    }
+    if let Some(v) = t.get("enabled") {
+        match v.value() {
+            DeValue::Boolean(b) => out.enabled = *b,
+            _ => return Err(v.expected("true or false")),
+        }
+    }
+    Ok(out)
+}
+
+/// The `[checkpoint]` section of scene text that [`parse`] accepted (defaults when absent).
+pub(super) fn checkpoint_section(text: &str) -> CheckpointSection {
+    let Ok(doc) = DeTable::parse(text) else {
+        return CheckpointSection::default();
+    };
+    let root = Tbl {
+        t: doc.get_ref(),
+        span: 0..0,
+        path: String::new(),
+    };
+    checkpoint(root.get("checkpoint")).unwrap_or_default()
 }
 
 const SHAPE_KEYS: [(&str, &[&str]); 3] = [
@@ -1598,7 +1654,13 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
         ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
         ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
-        ("checkpoint = 100\n", &["checkpoints are not implemented yet"], 1, 1),
+        ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery = 10\n", &["checkpoint.every: unknown key \"every\""], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"  \"\n", &["checkpoint.path: the checkpoint path is empty"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nenabled = \"no\"\n", &["checkpoint.enabled: expected true or false, found string \"no\""], 7, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.meta]\nmu_r = 0.5\n", &["materials.meta.mu_r: eps_r·mu_r = 0.5 makes waves faster than light here, and the run unstable at Courant factor 0.99", "help: the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= 0.707106"], 7, 8),
         ("[tfsf]\n", &["plane-wave (TF/SF) sources are not implemented yet"], 1, 2),
         ("[domain]\ncell = 1e-3\nsise = [0.04, 0.04, 0.04]\n", &["domain.sise: unknown key \"sise\"", "did you mean \"size\"?"], 3, 1),
         // --- domain

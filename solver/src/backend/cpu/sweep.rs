@@ -35,6 +35,9 @@ fn slab_psi<'a>(m: &Model, passes: &[cpml::Pass], psi: &'a mut [[Vec<f32>; 4]]) 
             let pi = 4 * li + slot; // passes() emits 4 per layer, in slot order
             let p = &passes[pi];
             let (count, first) = p.psi_slabs(m);
+            if p.psi_slab_len() == 0 {
+                continue; // a 1-cell layer has no profiled E planes
+            }
             for (s, chunk) in arr.chunks_mut(p.psi_slab_len()).take(count).enumerate() {
                 out[first + s].push((pi, chunk));
             }

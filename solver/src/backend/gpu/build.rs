@@ -21,6 +21,8 @@ pub struct Op {
     pub groups: [u32; 3],
     /// Probe sampling: skipped at steps where no probe is due.
     pub probe: bool,
+    /// Name in profiles (`profile_steps`).
+    pub label: &'static str,
 }
 
 /// Buffers of one piece (held so they live as long as the backend).
@@ -54,6 +56,18 @@ pub struct Built {
     /// Buffers that only need to stay alive.
     #[allow(dead_code)]
     pub keep: Vec<wgpu::Buffer>,
+    /// Every CPML ψ buffer and where it sits in the CPU layout (save/load state).
+    pub psi: Vec<PsiBuf>,
+}
+
+/// One piece's part of one CPML ψ array: floats `offset .. offset + len` of the
+/// layer's array `slot` in the CPU backend's layout (`SolverState::psi`).
+pub struct PsiBuf {
+    pub layer: usize,
+    pub slot: usize,
+    pub buffer: wgpu::Buffer,
+    pub offset: usize,
+    pub len: usize,
 }
 
 /// Index range along axis `u` of E component `ec`'s samples that the CPML updates
@@ -97,6 +111,7 @@ struct Builder<'a> {
     shapes: Shapes,
     max_dim: u32,
     keep: Vec<wgpu::Buffer>,
+    psi: Vec<PsiBuf>,
 }
 
 impl Builder<'_> {
@@ -175,6 +190,7 @@ impl Builder<'_> {
             bg,
             groups,
             probe: false,
+            label: "",
         }
     }
 
@@ -192,8 +208,8 @@ impl Builder<'_> {
 /// Pack u16 material indices of component `c` into the local layout of piece `p`.
 fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
     let piece = layout.pieces[p];
-    let sx = layout.sx;
-    let nx = model.grid.n[0];
+    let [nx, ny, nz] = model.grid.n;
+    let gsx = model.grid.strides()[0];
     let mut words = vec![0u32; layout.mat_words(p)];
     let mat = &model.mat[c];
     for lp in 0..piece.planes + 2 {
@@ -204,10 +220,13 @@ fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
         if i > nx {
             continue;
         }
-        let src = &mat[i * sx..(i + 1) * sx];
-        for (q, &m) in src.iter().enumerate() {
-            let l = lp * sx + q;
-            words[l >> 1] |= (m as u32) << ((l & 1) * 16);
+        for j in 0..=ny {
+            let src = &mat[i * gsx + j * (nz + 1)..][..nz + 1];
+            let base = lp * layout.sx + j * layout.sy;
+            for (k, &m) in src.iter().enumerate() {
+                let l = base + k;
+                words[l >> 1] |= (m as u32) << ((l & 1) * 16);
+            }
         }
     }
     words
@@ -229,6 +248,7 @@ pub fn build(
         shapes,
         max_dim,
         keep: Vec::new(),
+        psi: Vec::new(),
     };
     let g = &model.grid;
     let [nx, ny, nz] = g.n;
@@ -373,6 +393,7 @@ pub fn build(
             bg,
             groups: bulk_groups(p),
             probe: false,
+            label: "",
         });
     }
     cpml_ops(
@@ -420,6 +441,7 @@ pub fn build(
             bg,
             groups: bulk_groups(p),
             probe: false,
+            label: "",
         });
     }
     face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
@@ -444,11 +466,9 @@ pub fn build(
         if model.faces[2 * axis] != FaceKind::Periodic {
             continue;
         }
-        for p in 0..np {
-            let planes = layout.pieces[p].planes;
-            let count = planes * if axis == 1 { nz + 1 } else { ny + 1 };
+        for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(&fields) {
+            let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
             let words = vec![u(axis), u(ny), u(nz), u(sx), u(sy), u(count), 0, 0];
-            let [ex, ey, ez, ..] = &fields[p];
             ops.push(b.linear_op(Kernel::PeriodicYz, count, words, 6, &[(1, ex), (2, ey), (3, ez)], 11));
         }
     }
@@ -501,6 +521,7 @@ pub fn build(
             bg,
             groups: [groups[0].max(1), 1, 1],
             probe: true,
+            label: "",
         });
         b.keep.push(tb);
     }
@@ -554,10 +575,12 @@ pub fn build(
         map,
         gather_bgs,
         keep,
+        psi: std::mem::take(&mut b.psi),
     }
 }
 
-/// CPML passes of one phase, mirroring `backend/cpu/cpml.rs::{correct_h, correct_e}`.
+/// CPML passes of one phase, mirroring `backend/cpu/cpml.rs::passes`: per layer (in
+/// model order) one dispatch per piece doing the layer's two passes of this phase.
 #[allow(clippy::too_many_arguments)]
 fn cpml_ops(
     b: &mut Builder,
@@ -575,97 +598,159 @@ fn cpml_ops(
     let g = &model.grid;
     let n = g.n;
     let dims = g.dims();
-    let strides = g.strides();
+    // Strides of the piece buffers (rows may be padded), not of the model's arrays.
+    let strides = [layout.sx, layout.sy, 1];
     let inv = g.inv_d();
+    // Stand-ins for the buffers of a pass with nothing to do on a piece (a binding
+    // must not be empty, and two writable bindings must not alias).
+    let dummy: [wgpu::Buffer; 3] = std::array::from_fn(|_| b.field("CPML placeholder", 2));
     for (li, l) in model.cpml.iter().enumerate() {
         let a = l.axis;
         let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
+        // (target, source, sign) of the two passes: slots 0, 1 (E) or 2, 3 (H).
         let passes: [(usize, usize, f32); 2] = if electric {
-            [(a1, a2, -1.0), (a2, a1, 1.0)]
+            [(a1, 3 + a2, -1.0), (a2, 3 + a1, 1.0)]
         } else {
-            [(a1, a2, 1.0), (a2, a1, -1.0)]
+            [(3 + a1, a2, 1.0), (3 + a2, a1, -1.0)]
         };
-        for (tc, sc, sgn) in passes {
-            let (tcomp, scomp, first, len, off) = if electric {
-                (tc, 3 + sc, l.e_first, l.e.len(), &prof_off[li][0..3])
-            } else {
-                (3 + tc, sc, l.h_first, l.h.len(), &prof_off[li][3..6])
-            };
+        let (first, len, off) = if electric {
+            (l.e_first, l.e.len(), &prof_off[li][0..3])
+        } else {
+            (l.h_first, l.h.len(), &prof_off[li][3..6])
+        };
+        if len == 0 {
+            continue;
+        }
+        let ranges = passes.map(|(tc, _, _)| {
+            let c = tc % 3;
             let mut range: [(usize, usize); 3] = if electric {
-                [0, 1, 2].map(|u| e_range(model, tc, u))
+                [0, 1, 2].map(|u| e_range(model, c, u))
             } else {
-                [0, 1, 2].map(|u| if u == tc { (0, n[u] + 1) } else { (0, n[u]) })
+                // H_c: integer along its own axis (0..=n), half-integer along the others.
+                [0, 1, 2].map(|u| if u == c { (0, n[u] + 1) } else { (0, n[u]) })
             };
             range[a] = (first, first + len);
-            if range.iter().any(|&(lo, hi)| hi <= lo) {
+            range
+        });
+        let mut pd = dims;
+        pd[a] = len;
+        for (p, piece) in layout.pieces.iter().enumerate() {
+            // Each pass's box on this piece, or None.
+            let boxes = ranges.map(|r| {
+                let mut r = r;
+                r[0] = (r[0].0.max(piece.i0), r[0].1.min(piece.end()));
+                r.iter().all(|&(lo, hi)| hi > lo).then_some(r)
+            });
+            let live: Vec<&[(usize, usize); 3]> = boxes.iter().flatten().collect();
+            if live.is_empty() {
                 continue;
             }
-            let mut pd = dims;
-            pd[a] = len;
-            for (p, piece) in layout.pieces.iter().enumerate() {
-                let x0 = range[0].0.max(piece.i0);
-                let x1 = range[0].1.min(piece.end());
-                if x1 <= x0 {
-                    continue;
-                }
-                let (psi_i0, psi_planes) = if a == 0 {
-                    let s = piece.i0.max(first);
-                    (s, piece.end().min(first + len) - s)
-                } else {
-                    (piece.i0, piece.planes)
-                };
-                let psi = b.field(
-                    &format!("CPML psi layer {li} component {tcomp} piece {p}"),
-                    psi_planes * pd[1] * pd[2],
-                );
-                let count = (x1 - x0) * (range[1].1 - range[1].0) * (range[2].1 - range[2].0);
-                let words = vec![
-                    u(x0),
-                    u(x1),
-                    u(range[1].0),
-                    u(range[1].1),
-                    u(range[2].0),
-                    u(range[2].1),
-                    u(piece.i0),
-                    u(layout.sx),
-                    u(layout.sy),
-                    u(a),
-                    u(first),
-                    u(strides[a]),
-                    u(psi_i0),
-                    u(pd[1]),
-                    u(pd[2]),
-                    u(off[0]),
-                    u(off[1]),
-                    u(off[2]),
-                    u32::from(electric),
-                    u(count),
-                    0,
-                    f(sgn),
-                    f(inv[a]),
-                    0,
-                ];
-                let op = b.linear_op(
-                    Kernel::Cpml,
-                    count,
-                    words,
-                    20,
-                    &[
-                        (1, &fields[p][tcomp]),
-                        (2, &fields[p][scomp]),
-                        (3, &psi),
-                        (4, &mats[p][tcomp]),
-                        (5, coef_e),
-                        (6, coef_h),
-                        (7, profiles),
-                    ],
-                    0,
-                );
-                ops.push(op);
-                b.keep.push(psi);
+            let union: [(usize, usize); 3] = std::array::from_fn(|u| {
+                (
+                    live.iter().map(|r| r[u].0).min().unwrap(),
+                    live.iter().map(|r| r[u].1).max().unwrap(),
+                )
+            });
+            let (psi_i0, psi_planes) = if a == 0 {
+                let s = piece.i0.max(first);
+                (s, piece.end().min(first + len) - s)
+            } else {
+                (piece.i0, piece.planes)
+            };
+            let psi: [Option<wgpu::Buffer>; 2] = std::array::from_fn(|t| {
+                boxes[t].map(|_| {
+                    let len = psi_planes * pd[1] * pd[2];
+                    let buffer = b.field(&format!("CPML psi layer {li} component {} piece {p}", passes[t].0), len);
+                    // x planes of the CPU's ψ array: from `first` for x layers, else from 0.
+                    let x_origin = if a == 0 { first } else { 0 };
+                    b.psi.push(PsiBuf {
+                        layer: li,
+                        slot: t + if electric { 0 } else { 2 },
+                        buffer: buffer.clone(),
+                        offset: (psi_i0 - x_origin) * pd[1] * pd[2],
+                        len,
+                    });
+                    buffer
+                })
+            });
+            let count = (0..3).map(|u| union[u].1 - union[u].0).product::<usize>();
+            let mut words = vec![
+                u(union[0].0),
+                u(union[0].1),
+                u(union[1].0),
+                u(union[1].1),
+                u(union[2].0),
+                u(union[2].1),
+                u(piece.i0),
+                u(layout.sx),
+                u(layout.sy),
+                u(a),
+                u(first),
+                u(strides[a]),
+                u(psi_i0),
+                u(pd[1]),
+                u(pd[2]),
+                u(off[0]),
+                u(off[1]),
+                u(off[2]),
+                u32::from(electric),
+                u(count),
+                0,
+                f(inv[a]),
+                0,
+                0,
+            ];
+            for bx in boxes {
+                // lo, hi as vec4 (an empty box disables the pass).
+                let r = bx.unwrap_or([(0, 0); 3]);
+                words.extend([u(r[0].0), u(r[1].0), u(r[2].0), 0]);
+                words.extend([u(r[0].1), u(r[1].1), u(r[2].1), 0]);
             }
+            words.extend([f(passes[0].2), f(passes[1].2), 0, 0]);
+            let live_or = |t: usize, real: &wgpu::Buffer, stand_in: usize| -> wgpu::Buffer {
+                if boxes[t].is_some() {
+                    real.clone()
+                } else {
+                    dummy[stand_in].clone()
+                }
+            };
+            let dst = [0, 1].map(|t| live_or(t, &fields[p][passes[t].0], 0));
+            let src = [0, 1].map(|t| live_or(t, &fields[p][passes[t].1], 2));
+            let mat = [0, 1].map(|t| live_or(t, &mats[p][passes[t].0], 2));
+            let ps = [0, 1].map(|t| psi[t].clone().unwrap_or_else(|| dummy[1].clone()));
+            let op = b.linear_op(
+                Kernel::Cpml,
+                count,
+                words,
+                20,
+                &[
+                    (1, &dst[0]),
+                    (2, &dst[1]),
+                    (3, &src[0]),
+                    (4, &src[1]),
+                    (5, &ps[0]),
+                    (6, &ps[1]),
+                    (7, &mat[0]),
+                    (8, &mat[1]),
+                    (9, coef_e),
+                    (10, coef_h),
+                    (11, profiles),
+                ],
+                0,
+            );
+            let label = match (electric, a) {
+                (true, 0) => "cpml E, x layer",
+                (true, 1) => "cpml E, y layer",
+                (true, _) => "cpml E, z layer",
+                (false, 0) => "cpml H, x layer",
+                (false, 1) => "cpml H, y layer",
+                (false, _) => "cpml H, z layer",
+            };
+            ops.push(Op { label, ..op });
+            b.keep.extend(psi.into_iter().flatten());
         }
     }
+    b.keep.extend(dummy);
 }
 
 /// Face-plane jobs for PMC and periodic faces, mirroring the loops of
@@ -823,6 +908,7 @@ fn source_ops(
             bg,
             groups: [1, 1, 1],
             probe: false,
+            label: "",
         });
         b.keep.push(lb);
     }

@@ -65,7 +65,7 @@ impl Kernel {
         }
     }
 
-    fn entry(self) -> &'static str {
+    pub fn entry(self) -> &'static str {
         match self {
             Kernel::UpdateH => "update_h",
             Kernel::UpdateE => "update_e",
@@ -114,12 +114,16 @@ impl Kernel {
             Kernel::Cpml => &[
                 (0, Uniform),
                 (1, Rw),
-                (2, Ro),
-                (3, Rw),
+                (2, Rw),
+                (3, Ro),
                 (4, Ro),
-                (5, Ro),
-                (6, Ro),
+                (5, Rw),
+                (6, Rw),
                 (7, Ro),
+                (8, Ro),
+                (9, Ro),
+                (10, Ro),
+                (11, Ro),
             ],
             Kernel::Faces => &[
                 (0, Uniform),

@@ -23,9 +23,9 @@ mod layout;
 
 pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_ENV};
 pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
-pub use layout::{Layout, Piece, MAX_STEPS};
+pub use layout::{auto_row_align, Layout, Piece, MAX_STEPS};
 
-use super::{empty_probe_buffers, probe_due, Backend, BackendError, BackendOptions, ProbeBuffers};
+use super::{empty_probe_buffers, probe_due, Backend, BackendError, BackendOptions, ProbeBuffers, SolverState};
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
 use crate::Component;
@@ -51,14 +51,12 @@ pub fn create(model: Arc<Model>, opts: &BackendOptions) -> Result<(Box<dyn Backe
 /// device. `Err(DoesNotFit)` says what was needed, what is available and what would fit.
 pub fn plan(model: &Model, opts: &BackendOptions) -> Result<(Plan, DeviceInfo), BackendError> {
     let sel = select(opts, None)?;
-    let layout = Layout::new(model, sel.info.binding_cap)?;
-    let plan = layout::plan(model, &layout);
-    layout::check_fit(model, &plan, &layout, &sel.info, fraction(opts))?;
+    let (_, plan) = layout_and_plan(model, &sel.info, None, fraction(opts))?;
     Ok((plan, sel.info))
 }
 
 fn fraction(opts: &BackendOptions) -> f64 {
-    opts.gpu_memory_fraction.unwrap_or(0.9).clamp(0.01, 1.0)
+    opts.gpu_memory_fraction.unwrap_or(0.9).clamp(1e-9, 1.0)
 }
 
 /// Knobs for tests and benchmarks; the CLI uses the defaults (and the environment).
@@ -70,6 +68,57 @@ pub struct GpuConfig {
     pub shapes: Option<Shapes>,
     /// Compile the kernels without runtime bounds checks; None: [`UNCHECKED_ENV`].
     pub unchecked: Option<bool>,
+    /// Pad rows to a multiple of this many samples; None: [`ROW_ALIGN_ENV`], else
+    /// automatic ([`layout::auto_row_align`]).
+    pub row_align: Option<usize>,
+}
+
+/// Environment variable: pad each z row of the device arrays to a multiple of this many
+/// samples (1 = no padding), so rows start on aligned addresses. Unset: automatic
+/// ([`layout::auto_row_align`]).
+pub const ROW_ALIGN_ENV: &str = "FDTD_GPU_ROW_ALIGN";
+
+/// The explicit row alignment, if configured or set in the environment.
+fn row_align(cfg: Option<usize>) -> Result<Option<usize>, BackendError> {
+    if let Some(a) = cfg {
+        return Ok(Some(a.max(1)));
+    }
+    match std::env::var(ROW_ALIGN_ENV) {
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&a| (1..=1024).contains(&a))
+            .map(Some)
+            .ok_or_else(|| {
+                BackendError::Gpu(format!(
+                    "{ROW_ALIGN_ENV}={v:?}: expected a number of samples, 1 to 1024"
+                ))
+            }),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Cut the grid for the device and check the plan. Rows are padded automatically
+/// unless configured; when the padded plan does not fit, the unpadded one is tried.
+fn layout_and_plan(
+    model: &Model,
+    info: &DeviceInfo,
+    align: Option<usize>,
+    fraction: f64,
+) -> Result<(Layout, Plan), BackendError> {
+    let explicit = row_align(align)?;
+    let first = explicit.unwrap_or_else(|| layout::auto_row_align(model.grid.n[2] + 1));
+    let attempt = |a: usize| -> Result<(Layout, Plan), BackendError> {
+        let layout = Layout::new(model, info.binding_cap, a)?;
+        let plan = layout::plan(model, &layout);
+        layout::check_fit(model, &plan, &layout, info, fraction)?;
+        Ok((layout, plan))
+    };
+    match attempt(first) {
+        Err(_) if explicit.is_none() && first > 1 => attempt(1),
+        r => r,
+    }
 }
 
 struct Selected {
@@ -167,9 +216,7 @@ impl GpuBackend {
     pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
         let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();
-        let layout = Layout::new(&model, info.binding_cap)?;
-        let plan = layout::plan(&model, &layout);
-        layout::check_fit(&model, &plan, &layout, &info, fraction(opts))?;
+        let (layout, plan) = layout_and_plan(&model, &info, cfg.row_align, fraction(opts))?;
         let limits = sel.adapter.limits();
         let shapes = match cfg.shapes {
             Some(s) => s,
@@ -180,7 +227,8 @@ impl GpuBackend {
             .unwrap_or_else(|| std::env::var_os(UNCHECKED_ENV).is_some_and(|v| v == "1"));
         let (device, queue) = pollster::block_on(sel.adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fdtd"),
-            required_features: wgpu::Features::empty(),
+            // Timestamps only serve `profile_steps`; ask for them where they exist.
+            required_features: sel.adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::MemoryUsage,
@@ -499,7 +547,179 @@ impl GpuBackend {
         self.check()
     }
 
+    /// Run steps `n0 .. n0 + count` one per submission, every dispatch in its own
+    /// timed compute pass, and return the GPU time per step of each kernel:
+    /// `(entry point, seconds per step, dispatches per step)`, slowest first. Needs
+    /// timestamp queries; a profiling aid (the extra passes cost some speed), the
+    /// fields advance exactly as with [`Backend::step`].
+    pub fn profile_steps(
+        &mut self,
+        n0: usize,
+        count: usize,
+        sources: &[f32],
+    ) -> Result<Vec<(&'static str, f64, usize)>, BackendError> {
+        if !self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return Err(BackendError::Gpu(format!(
+                "{} has no timestamp queries",
+                self.info.short()
+            )));
+        }
+        self.flush()?;
+        let ns = self.model.sources.len();
+        let nops = self.built.ops.len();
+        let queries = u32::try_from(2 * nops)
+            .ok()
+            .filter(|&q| q <= wgpu::QUERY_SET_MAX_QUERIES)
+            .ok_or_else(|| BackendError::Gpu(format!("{nops} dispatches per step: too many to time")))?;
+        let qs = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("profile"),
+            ty: wgpu::QueryType::Timestamp,
+            count: queries,
+        });
+        let bytes = 8 * queries as u64;
+        let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile resolve"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let map = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile map"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let period = self.queue.get_timestamp_period() as f64 * 1e-9;
+        let mut total: Vec<(&'static str, f64, usize)> = Vec::new();
+        for s in 0..count {
+            let n = n0 + s;
+            let b = &self.built;
+            if ns > 0 {
+                self.queue
+                    .write_buffer(&b.values, 0, bytemuck::cast_slice(&sources[s * ns..(s + 1) * ns]));
+            }
+            let words = [0u32, n as u32, n as u32, ns as u32];
+            self.queue.write_buffer(&b.steps, 0, bytemuck::cast_slice(&words));
+            let due = self.model.probes.iter().any(|p| probe_due(p.every, n));
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+            let mut timed = Vec::new();
+            for (o, op) in b.ops.iter().enumerate() {
+                if op.probe && !due {
+                    continue;
+                }
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(op.kernel.entry()),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: &qs,
+                        beginning_of_pass_write_index: Some(2 * o as u32),
+                        end_of_pass_write_index: Some(2 * o as u32 + 1),
+                    }),
+                });
+                pass.set_pipeline(self.kernels.pipeline(op.kernel));
+                pass.set_bind_group(0, &op.bg, &[]);
+                if op.kernel.uses_step() {
+                    pass.set_bind_group(1, &b.step_bg, &[0]);
+                }
+                pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
+                drop(pass);
+                timed.push(o);
+            }
+            enc.resolve_query_set(&qs, 0..queries, &resolve, 0);
+            enc.copy_buffer_to_buffer(&resolve, 0, &map, 0, bytes);
+            if due {
+                enc.copy_buffer_to_buffer(&b.probe_out, 0, &b.probe_maps[0], 0, self.layout.probe_bytes());
+            }
+            self.queue.submit([enc.finish()]);
+            let ticks = {
+                let slot: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
+                let s2 = slot.clone();
+                map.map_async(wgpu::MapMode::Read, .., move |r| *s2.lock().unwrap() = Some(r));
+                self.wait()?;
+                if !matches!(slot.lock().unwrap().take(), Some(Ok(()))) {
+                    return Err(BackendError::Gpu("reading timestamps failed".into()));
+                }
+                let view = map.get_mapped_range(..).map_err(|e| BackendError::Gpu(e.to_string()))?;
+                bytemuck::pod_collect_to_vec::<u8, u64>(&view)
+            };
+            map.unmap();
+            for o in timed {
+                let op = &b.ops[o];
+                let name = if op.label.is_empty() {
+                    op.kernel.entry()
+                } else {
+                    op.label
+                };
+                let dt = ticks[2 * o + 1].saturating_sub(ticks[2 * o]) as f64 * period;
+                match total.iter_mut().find(|t| t.0 == name) {
+                    Some(t) => {
+                        t.1 += dt;
+                        t.2 += 1;
+                    }
+                    None => total.push((name, dt, 1)),
+                }
+            }
+            if due {
+                let data = self.map_read(&self.built.probe_maps[0], self.layout.probe_bytes(), None)?;
+                let mut q = 0;
+                for (pi, p) in self.model.probes.iter().enumerate() {
+                    let d = usize::from(probe_due(p.every, n));
+                    for slot in 0..p.samples.len() {
+                        self.probes[pi][slot].extend_from_slice(&data[q * MAX_STEPS..q * MAX_STEPS + d]);
+                        q += 1;
+                    }
+                }
+            }
+        }
+        for t in total.iter_mut() {
+            t.1 /= count.max(1) as f64;
+            t.2 /= count.max(1);
+        }
+        total.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(total)
+    }
+
+    /// Floats `offset .. offset + len` of a COPY_SRC buffer, through the readback staging.
+    fn read_buffer(&self, buf: &wgpu::Buffer, offset: usize, len: usize) -> Result<Vec<f32>, BackendError> {
+        let mut out = Vec::with_capacity(len);
+        let per = (self.layout.staging / 4) as usize;
+        let mut done = 0;
+        while done < len {
+            let n = per.min(len - done);
+            let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("fdtd readback"),
+            });
+            enc.copy_buffer_to_buffer(buf, 4 * (offset + done) as u64, &self.built.map, 0, 4 * n as u64);
+            self.queue.submit([enc.finish()]);
+            out.extend(self.map_read(&self.built.map, 4 * n as u64, None)?);
+            done += n;
+        }
+        Ok(out)
+    }
+
+    /// Queue writes are staged in host memory until the next submission: submit and
+    /// wait every ~64 MiB so a large state does not pile up.
+    fn write_staged(
+        &self,
+        buf: &wgpu::Buffer,
+        offset: usize,
+        data: &[f32],
+        pending: &mut usize,
+    ) -> Result<(), BackendError> {
+        self.queue
+            .write_buffer(buf, 4 * offset as u64, bytemuck::cast_slice(data));
+        *pending += 4 * data.len();
+        if *pending >= 64 << 20 {
+            self.queue.submit([]);
+            self.wait()?;
+            *pending = 0;
+        }
+        Ok(())
+    }
+
     /// Pack box `i × j × [k0, k0 + wz)` of component `c` in piece `p` and append it to `out`.
+    #[allow(clippy::too_many_arguments)]
     fn gather(
         &self,
         p: usize,
@@ -643,5 +863,69 @@ impl Backend for GpuBackend {
 
     fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError> {
         self.read_region(c, [0; 3], self.model.grid.dims())
+    }
+
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        self.flush()?;
+        let fields = [0, 1, 2, 3, 4, 5].map(|c| self.read_field(Component::ALL[c]));
+        let mut out = SolverState {
+            fields: Default::default(),
+            psi: Vec::new(),
+        };
+        for (c, f) in fields.into_iter().enumerate() {
+            out.fields[c] = f?;
+        }
+        // ψ arrays in the CPU layout; samples no pass updates stay zero, as on the CPU.
+        let g = &self.model.grid;
+        out.psi = self
+            .model
+            .cpml
+            .iter()
+            .map(|l| std::array::from_fn(|slot| vec![0f32; l.psi_dims(g, slot < 2).iter().product()]))
+            .collect();
+        for pb in &self.built.psi {
+            let data = self.read_buffer(&pb.buffer, 0, pb.len)?;
+            out.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len].copy_from_slice(&data);
+        }
+        Ok(out)
+    }
+
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        state.check(&self.model)?;
+        self.flush()?;
+        let [nx, ny, nz] = self.model.grid.n;
+        let gsx = self.model.grid.strides()[0];
+        let (sx, sy) = (self.layout.sx, self.layout.sy);
+        let periodic_x = self.model.faces[0] == crate::model::FaceKind::Periodic;
+        let mut pending = 0;
+        let mut plane = vec![0f32; sx];
+        for (p, piece) in self.layout.pieces.iter().enumerate() {
+            for c in 0..6 {
+                let buf = &self.built.pieces[p].fields[c];
+                for lp in 0..piece.planes + 2 {
+                    // The global plane this local plane holds: its own, or the neighbour
+                    // a ghost mirrors (the periodic image H[nx-1] below the first slab).
+                    let gi = match (piece.i0 + lp).checked_sub(1) {
+                        Some(i) if i <= nx => Some(i),
+                        None if periodic_x && (c == 4 || c == 5) => Some(nx - 1),
+                        _ => None,
+                    };
+                    plane.fill(0.0);
+                    if let Some(i) = gi {
+                        for j in 0..=ny {
+                            let src = &state.fields[c][i * gsx + j * (nz + 1)..][..nz + 1];
+                            plane[j * sy..j * sy + nz + 1].copy_from_slice(src);
+                        }
+                    }
+                    self.write_staged(buf, lp * sx, &plane, &mut pending)?;
+                }
+            }
+        }
+        for pb in &self.built.psi {
+            let data = &state.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len];
+            self.write_staged(&pb.buffer, 0, data, &mut pending)?;
+        }
+        self.queue.submit([]);
+        self.wait()
     }
 }

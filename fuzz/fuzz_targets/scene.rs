@@ -1,0 +1,31 @@
+//! Scene text → `Scene::parse` → `Model::discretize` → the pre-run checks: nothing may
+//! panic, whatever the input. Grids too large to build in a fuzzer's memory are skipped before
+//! discretising (the CLI refuses those against the available RAM instead).
+#![no_main]
+use fdtd::model::Model;
+use fdtd::scene::Scene;
+use libfuzzer_sys::fuzz_target;
+
+/// Largest grid (samples per component) discretised here: 6 u16 material indices per
+/// sample, plus the averaging's scratch, stays in the tens of MB.
+const MAX_SAMPLES: u64 = 1 << 15;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(scene) = Scene::parse(text, "fuzz.toml") else {
+        return;
+    };
+    let samples: u64 = scene.domain.cells.iter().map(|&c| c as u64 + 1).product();
+    if samples > MAX_SAMPLES {
+        return;
+    }
+    let _ = scene.checkpoint();
+    if let Ok(model) = Model::discretize(&scene) {
+        let _ = model.source_values(0, 2);
+        let _ = fdtd::runner::preflight(&model);
+        let _ = fdtd::checkpoint::fingerprint(&scene, &model);
+        let _ = fdtd::checkpoint::size(&model);
+    }
+});

@@ -1,0 +1,913 @@
+//! Checkpoints: the complete solver state of a run at a chunk end, in one binary file,
+//! written atomically, so that a run killed at any moment can resume exactly.
+//!
+//! # File format (version 1, all integers little-endian)
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "FDTDCKPT"
+//!      8     4  format version (1)
+//!     12     4  header length H in bytes (everything before the payload, CRC included)
+//!     16     8  fingerprint: FNV-1a 64 of the scene's content, grid, dt, steps and fdtd version
+//!     24     8  run id: the random id of the output file the run writes (root attribute run_id)
+//!     32     8  step: time steps done (the state is the one after step `step - 1`)
+//!     40     8  steps: time steps planned
+//!     48    24  grid cells nx, ny, nz (u64 each)
+//!     72     8  dt (f64)
+//!     80     8  samples per field array L = (nx+1)(ny+1)(nz+1)
+//!     88     8  number of CPML layers K
+//!     96    32  fdtd version that wrote it (UTF-8, NUL padded)
+//!    128 32·K  per CPML layer: the lengths of its four ψ arrays (u64 each)
+//!  H − 4     4  CRC-32 (IEEE) of header bytes 0 .. H − 4
+//!      H     P  payload: Ex, Ey, Ez, Hx, Hy, Hz (L f32 each), then the ψ arrays of every
+//!               layer in order (f32), P = 4·(6L + Σ ψ lengths)
+//!  H + P     4  CRC-32 of the payload
+//! ```
+//!
+//! The payload is a [`SolverState`], whose layout is backend-independent: a checkpoint
+//! written on one backend resumes on the other. Probe samples are not in it: the runner
+//! hands them to the output file at every chunk end, before a checkpoint is written.
+//!
+//! # Writing
+//!
+//! [`write`] keeps two generations, `PATH` (newest) and `PATH.prev`: it removes the old
+//! `PATH.prev`, writes `PATH.tmp` and fsyncs it, renames `PATH` to `PATH.prev` and
+//! `PATH.tmp` to `PATH`, then fsyncs the directory. At every instant at least one complete,
+//! durable checkpoint exists; [`find_latest`] takes the newest one whose checksums hold.
+use crate::backend::SolverState;
+use crate::model::Model;
+use crate::scene::Scene;
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// First bytes of every checkpoint file.
+pub const MAGIC: [u8; 8] = *b"FDTDCKPT";
+/// The format version this build reads and writes.
+pub const FORMAT: u32 = 1;
+/// Interval of periodic checkpoints when neither the scene nor the command line sets one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
+
+const FIXED_HEADER: usize = 128;
+const VERSION_BYTES: usize = 32;
+/// Largest header this reader accepts (about 2 million CPML layers: far beyond six).
+const MAX_HEADER: u32 = 64 << 20;
+
+/// Why a checkpoint cannot be written or used. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: not an fdtd checkpoint", path.display())]
+    NotACheckpoint { path: PathBuf },
+    #[error("{}: checkpoint format {found}; this fdtd reads format {FORMAT} only", path.display())]
+    Format { path: PathBuf, found: u32 },
+    #[error("{}: corrupt checkpoint: {what}", path.display())]
+    Corrupt { path: PathBuf, what: String },
+    #[error("{}: the checkpoint belongs to another run: {what}", path.display())]
+    Mismatch { path: PathBuf, what: String },
+    #[error("no usable checkpoint for {}: {why}", path.display())]
+    NoneUsable { path: PathBuf, why: String },
+}
+
+impl CheckpointError {
+    fn io(path: &Path, source: io::Error) -> CheckpointError {
+        CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+    fn corrupt(path: &Path, what: impl Into<String>) -> CheckpointError {
+        CheckpointError::Corrupt {
+            path: path.to_path_buf(),
+            what: what.into(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Fingerprints
+// ---------------------------------------------------------------------------
+
+/// 64-bit FNV-1a, for fingerprints (not a checksum of large data: see CRC-32 below).
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a(pub u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    /// A length-prefixed field, so that ("ab", "c") and ("a", "bc") differ.
+    pub fn field(&mut self, bytes: &[u8]) {
+        self.write(&(bytes.len() as u64).to_le_bytes());
+        self.write(bytes);
+    }
+    pub fn u64(&mut self, v: u64) {
+        self.write(&v.to_le_bytes());
+    }
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// The fingerprint of a run: what must be equal for a checkpoint to continue it.
+///
+/// It covers the scene's *content* (everything parsed from it: domain, time, boundaries,
+/// materials, objects, sources, probes, snapshots; not comments, formatting, the file's
+/// path, or the `[checkpoint]` section), the grid, dt, the planned steps, the fdtd
+/// version and the checkpoint format. The backend is not part of it.
+pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
+    let mut content = scene.clone();
+    content.path = PathBuf::new();
+    content.text = String::new();
+    let mut h = Fnv1a::default();
+    h.field(b"fdtd run fingerprint");
+    h.u64(FORMAT as u64);
+    h.field(env!("CARGO_PKG_VERSION").as_bytes());
+    h.field(format!("{content:?}").as_bytes());
+    let g = &model.grid;
+    for a in 0..3 {
+        h.u64(g.n[a] as u64);
+        h.u64(g.d[a].to_bits());
+    }
+    h.u64(g.dt.to_bits());
+    h.u64(g.steps as u64);
+    h.u64(model.cpml.len() as u64);
+    h.finish()
+}
+
+/// A fresh random id for an output file (time, process id and ASLR mixed by FNV).
+pub fn new_run_id() -> u64 {
+    let mut h = Fnv1a::default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    h.u64(now.as_nanos() as u64);
+    h.u64(std::process::id() as u64);
+    let local = 0u8;
+    h.u64(&local as *const u8 as u64);
+    h.u64(std::time::Instant::now().elapsed().as_nanos() as u64);
+    h.finish()
+}
+
+// ---------------------------------------------------------------------------
+// Header
+// ---------------------------------------------------------------------------
+
+/// Everything a checkpoint says about itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// The fdtd version that wrote it.
+    pub version: String,
+    pub fingerprint: u64,
+    pub run_id: u64,
+    /// Time steps done.
+    pub step: u64,
+    /// Time steps planned.
+    pub steps: u64,
+    /// Grid cells.
+    pub n: [u64; 3],
+    pub dt: f64,
+    /// Samples per field array.
+    pub field_len: u64,
+    /// Per CPML layer, the lengths of its four ψ arrays.
+    pub psi_lens: Vec<[u64; 4]>,
+}
+
+impl Header {
+    /// The header for `model`'s run at `step`.
+    pub fn new(model: &Model, fingerprint: u64, run_id: u64, step: usize) -> Header {
+        let g = &model.grid;
+        Header {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            fingerprint,
+            run_id,
+            step: step as u64,
+            steps: g.steps as u64,
+            n: g.n.map(|x| x as u64),
+            dt: g.dt,
+            field_len: g.len() as u64,
+            psi_lens: model
+                .cpml
+                .iter()
+                .map(|l| {
+                    let e = l.psi_dims(g, true).iter().product::<usize>() as u64;
+                    let h = l.psi_dims(g, false).iter().product::<usize>() as u64;
+                    [e, e, h, h]
+                })
+                .collect(),
+        }
+    }
+
+    /// Header length in bytes, CRC included.
+    pub fn len(&self) -> usize {
+        FIXED_HEADER + 32 * self.psi_lens.len() + 4
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Payload length in bytes (None on overflow: a corrupt header).
+    pub fn payload_len(&self) -> Option<u64> {
+        let mut values = self.field_len.checked_mul(6)?;
+        for l in &self.psi_lens {
+            for &x in l {
+                values = values.checked_add(x)?;
+            }
+        }
+        values.checked_mul(4)
+    }
+
+    /// Whole file length in bytes.
+    pub fn file_len(&self) -> Option<u64> {
+        self.payload_len()?.checked_add(self.len() as u64 + 4)
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(self.len());
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&FORMAT.to_le_bytes());
+        b.extend_from_slice(&(self.len() as u32).to_le_bytes());
+        for v in [self.fingerprint, self.run_id, self.step, self.steps] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in self.n {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&self.dt.to_bits().to_le_bytes());
+        b.extend_from_slice(&self.field_len.to_le_bytes());
+        b.extend_from_slice(&(self.psi_lens.len() as u64).to_le_bytes());
+        let mut v = [0u8; VERSION_BYTES];
+        let src = self.version.as_bytes();
+        let n = src.len().min(VERSION_BYTES);
+        v[..n].copy_from_slice(&src[..n]);
+        b.extend_from_slice(&v);
+        debug_assert_eq!(b.len(), FIXED_HEADER);
+        for l in &self.psi_lens {
+            for x in l {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decode a header from the start of `r`; checks magic, format and the header CRC.
+    fn decode(path: &Path, r: &mut impl Read) -> Result<Header, CheckpointError> {
+        let mut fixed = [0u8; FIXED_HEADER];
+        read_exact(path, r, &mut fixed, "the header")?;
+        if fixed[..8] != MAGIC {
+            return Err(CheckpointError::NotACheckpoint {
+                path: path.to_path_buf(),
+            });
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(fixed[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(fixed[o..o + 8].try_into().expect("8 bytes"));
+        let format = u32_at(8);
+        if format != FORMAT {
+            return Err(CheckpointError::Format {
+                path: path.to_path_buf(),
+                found: format,
+            });
+        }
+        let hlen = u32_at(12);
+        let layers = u64_at(88);
+        let want = (FIXED_HEADER as u64 + 4).checked_add(layers.saturating_mul(32));
+        if hlen > MAX_HEADER || want != Some(hlen as u64) {
+            return Err(CheckpointError::corrupt(
+                path,
+                format!("header length {hlen} does not fit {layers} CPML layers"),
+            ));
+        }
+        let mut rest = vec![0u8; hlen as usize - FIXED_HEADER];
+        read_exact(path, r, &mut rest, "the header")?;
+        let (lens, crc_bytes) = rest.split_at(rest.len() - 4);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&fixed);
+        crc.update(lens);
+        if crc.finalize() != u32::from_le_bytes(crc_bytes.try_into().expect("4 bytes")) {
+            return Err(CheckpointError::corrupt(path, "the header checksum does not match"));
+        }
+        let version_raw = &fixed[96..128];
+        let end = version_raw.iter().position(|&b| b == 0).unwrap_or(VERSION_BYTES);
+        let psi_lens = lens
+            .chunks_exact(32)
+            .map(|c| std::array::from_fn(|i| u64::from_le_bytes(c[8 * i..8 * i + 8].try_into().expect("8 bytes"))))
+            .collect();
+        let header = Header {
+            version: String::from_utf8_lossy(&version_raw[..end]).into_owned(),
+            fingerprint: u64_at(16),
+            run_id: u64_at(24),
+            step: u64_at(32),
+            steps: u64_at(40),
+            n: [u64_at(48), u64_at(56), u64_at(64)],
+            dt: f64::from_bits(u64_at(72)),
+            field_len: u64_at(80),
+            psi_lens,
+        };
+        if header.payload_len().is_none() {
+            return Err(CheckpointError::corrupt(path, "the payload length overflows"));
+        }
+        if header.step > header.steps {
+            return Err(CheckpointError::corrupt(
+                path,
+                format!("step {} is past the planned {} steps", header.step, header.steps),
+            ));
+        }
+        Ok(header)
+    }
+
+    /// Check that this header fits `model`'s arrays exactly (before allocating any of them).
+    fn check_layout(&self, path: &Path, model: &Model) -> Result<(), CheckpointError> {
+        let want = Header::new(model, self.fingerprint, self.run_id, 0);
+        if self.field_len != want.field_len || self.psi_lens != want.psi_lens {
+            return Err(CheckpointError::Mismatch {
+                path: path.to_path_buf(),
+                what: "its arrays do not have the sizes of this scene's grid and CPML layers".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Why this header does not belong to a run with `expect` (None if it does).
+    fn mismatch(&self, expect: &Header) -> Option<String> {
+        let dims = |n: [u64; 3]| format!("{} × {} × {}", n[0], n[1], n[2]);
+        if self.version != expect.version {
+            return Some(format!(
+                "it was written by fdtd {}, this is fdtd {} (resume with the version that started the run)",
+                self.version, expect.version
+            ));
+        }
+        if self.n != expect.n {
+            return Some(format!(
+                "it is for a grid of {} cells, the scene now makes {}",
+                dims(self.n),
+                dims(expect.n)
+            ));
+        }
+        if self.steps != expect.steps {
+            return Some(format!(
+                "it is for a run of {} steps, the scene now has {}",
+                self.steps, expect.steps
+            ));
+        }
+        if self.dt.to_bits() != expect.dt.to_bits() {
+            return Some(format!(
+                "it is for dt = {:e} s, the scene now gives dt = {:e} s",
+                self.dt, expect.dt
+            ));
+        }
+        if self.fingerprint != expect.fingerprint {
+            return Some(
+                "the scene has changed since the checkpoint was written (materials, objects, sources, probes, \
+                 snapshots or boundaries differ; comments and [checkpoint] do not count)"
+                    .into(),
+            );
+        }
+        if self.run_id != expect.run_id {
+            return Some(format!(
+                "it was written for another output file (run id {:016x}, the output's is {:016x})",
+                self.run_id, expect.run_id
+            ));
+        }
+        None
+    }
+}
+
+fn read_exact(path: &Path, r: &mut impl Read, buf: &mut [u8], what: &str) -> Result<(), CheckpointError> {
+    r.read_exact(buf).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            CheckpointError::corrupt(path, format!("the file is truncated (in {what})"))
+        } else {
+            CheckpointError::io(path, e)
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------
+
+/// The default checkpoint of an output file: `<out>.ckpt`.
+pub fn default_path(output: &Path) -> PathBuf {
+    suffixed(output, ".ckpt")
+}
+
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The files a checkpoint at `path` may occupy: newest, previous, and a finished but
+/// not yet renamed temporary.
+pub fn files(path: &Path) -> [PathBuf; 3] {
+    [path.to_path_buf(), suffixed(path, ".prev"), suffixed(path, ".tmp")]
+}
+
+/// Remove every file of the checkpoint at `path`; returns how many existed.
+pub fn remove_all(path: &Path) -> io::Result<usize> {
+    let mut n = 0;
+    for p in files(path) {
+        match fs::remove_file(&p) {
+            Ok(()) => n += 1,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------
+
+fn write_f32s(w: &mut impl Write, crc: &mut crc32fast::Hasher, v: &[f32]) -> io::Result<()> {
+    // In pieces, so that a big-endian host converts through a bounded buffer.
+    const PIECE: usize = 1 << 16;
+    let mut buf = Vec::with_capacity(PIECE * 4);
+    for piece in v.chunks(PIECE) {
+        buf.clear();
+        if cfg!(target_endian = "little") {
+            buf.extend_from_slice(bytemuck::cast_slice(piece));
+        } else {
+            for x in piece {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        crc.update(&buf);
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// fsync a directory, so that a rename in it is durable (no-op where unsupported).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Write `state` under `header` to `path` atomically (see the [module docs](self));
+/// returns the file's size in bytes.
+pub fn write(path: &Path, header: &Header, state: &SolverState) -> Result<u64, CheckpointError> {
+    let [_, prev, tmp] = files(path);
+    // The sizes must match the header, or the file would not read back.
+    let fields_ok = state.fields.iter().all(|f| f.len() as u64 == header.field_len);
+    let psi_ok = state.psi.len() == header.psi_lens.len()
+        && state
+            .psi
+            .iter()
+            .zip(&header.psi_lens)
+            .all(|(a, l)| (0..4).all(|i| a[i].len() as u64 == l[i]));
+    if !fields_ok || !psi_ok {
+        return Err(CheckpointError::corrupt(
+            path,
+            "internal error: the solver state does not match the checkpoint header",
+        ));
+    }
+    // Only the newest generation stays while the new one is written (peak: two on disk).
+    match fs::remove_file(&prev) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(CheckpointError::io(&prev, e)),
+        _ => {}
+    }
+    let result = (|| -> io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = BufWriter::with_capacity(4 << 20, file);
+        w.write_all(&header.encode())?;
+        let mut crc = crc32fast::Hasher::new();
+        for f in &state.fields {
+            write_f32s(&mut w, &mut crc, f)?;
+        }
+        for layer in &state.psi {
+            for a in layer {
+                write_f32s(&mut w, &mut crc, a)?;
+            }
+        }
+        w.write_all(&crc.finalize().to_le_bytes())?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(CheckpointError::io(&tmp, e));
+    }
+    if path.exists() {
+        fs::rename(path, &prev).map_err(|e| CheckpointError::io(path, e))?;
+    }
+    fs::rename(&tmp, path).map_err(|e| CheckpointError::io(path, e))?;
+    let dir = parent_dir(path);
+    sync_dir(&dir).map_err(|e| CheckpointError::io(&dir, e))?;
+    Ok(header.file_len().unwrap_or(0))
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------
+
+/// A checkpoint read back and verified.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub path: PathBuf,
+    pub header: Header,
+    pub state: SolverState,
+}
+
+/// Read and verify only the header of the checkpoint file `path`.
+pub fn read_header(path: &Path) -> Result<Header, CheckpointError> {
+    let f = File::open(path).map_err(|e| CheckpointError::io(path, e))?;
+    Header::decode(path, &mut BufReader::new(f))
+}
+
+fn read_f32s(path: &Path, r: &mut impl Read, crc: &mut crc32fast::Hasher, n: u64) -> Result<Vec<f32>, CheckpointError> {
+    let n = usize::try_from(n).map_err(|_| CheckpointError::corrupt(path, "an array is too large"))?;
+    let mut v = vec![0f32; n];
+    if cfg!(target_endian = "little") {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut v);
+        read_exact(path, r, bytes, "the payload")?;
+        crc.update(bytes);
+    } else {
+        let mut buf = vec![0u8; 4 << 16];
+        for piece in v.chunks_mut(1 << 16) {
+            let b = &mut buf[..piece.len() * 4];
+            read_exact(path, r, b, "the payload")?;
+            crc.update(b);
+            for (x, c) in piece.iter_mut().zip(b.chunks_exact(4)) {
+                *x = f32::from_le_bytes(c.try_into().expect("4 bytes"));
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// Read the checkpoint `path` for `model`, verifying its layout, size and checksums.
+/// Nothing larger than the header is allocated before the layout is known to match
+/// `model`, so a corrupt length cannot make it allocate more than the run itself needs.
+pub fn read(path: &Path, model: &Model) -> Result<Checkpoint, CheckpointError> {
+    let f = File::open(path).map_err(|e| CheckpointError::io(path, e))?;
+    let actual = f.metadata().map_err(|e| CheckpointError::io(path, e))?.len();
+    read_from(path, BufReader::with_capacity(4 << 20, f), actual, model)
+}
+
+/// [`read`] from bytes in memory (`path` only names them in messages).
+pub fn decode(path: &Path, bytes: &[u8], model: &Model) -> Result<Checkpoint, CheckpointError> {
+    read_from(path, bytes, bytes.len() as u64, model)
+}
+
+fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Result<Checkpoint, CheckpointError> {
+    let header = Header::decode(path, &mut r)?;
+    header.check_layout(path, model)?;
+    let want = header.file_len().expect("checked by decode");
+    if actual != want {
+        return Err(CheckpointError::corrupt(
+            path,
+            format!("the file has {actual} bytes, its header says {want} (truncated or overwritten)"),
+        ));
+    }
+    let mut crc = crc32fast::Hasher::new();
+    let mut fields = Vec::with_capacity(6);
+    for _ in 0..6 {
+        fields.push(read_f32s(path, &mut r, &mut crc, header.field_len)?);
+    }
+    let mut psi = Vec::with_capacity(header.psi_lens.len());
+    for lens in &header.psi_lens {
+        let mut arrays = Vec::with_capacity(4);
+        for &n in lens {
+            arrays.push(read_f32s(path, &mut r, &mut crc, n)?);
+        }
+        psi.push(<[Vec<f32>; 4]>::try_from(arrays).expect("four arrays"));
+    }
+    let mut stored = [0u8; 4];
+    read_exact(path, &mut r, &mut stored, "the payload checksum")?;
+    if crc.finalize() != u32::from_le_bytes(stored) {
+        return Err(CheckpointError::corrupt(path, "the payload checksum does not match"));
+    }
+    let state = SolverState {
+        fields: <[Vec<f32>; 6]>::try_from(fields).expect("six fields"),
+        psi,
+    };
+    Ok(Checkpoint {
+        path: path.to_path_buf(),
+        header,
+        state,
+    })
+}
+
+/// The newest usable checkpoint among the files of `path` (see [`files`]) for a run
+/// described by `expect` (a [`Header::new`] for the run; its `step` is ignored).
+///
+/// A file that belongs to another run (other scene, grid, version or output file) is a
+/// refusal: nothing of it is used. A corrupt file is skipped when an older valid one
+/// exists, with a note in the returned list.
+pub fn find_latest(path: &Path, model: &Model, expect: &Header) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+    let mut notes = Vec::new();
+    let mut headers = Vec::new();
+    let mut problems = Vec::new();
+    for p in files(path) {
+        if !p.exists() {
+            continue;
+        }
+        match read_header(&p) {
+            Ok(h) => {
+                if let Some(what) = h.mismatch(expect) {
+                    return Err(CheckpointError::Mismatch { path: p, what });
+                }
+                headers.push((p, h));
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    headers.sort_by_key(|(_, h)| std::cmp::Reverse(h.step));
+    for (p, _) in headers {
+        match read(&p, model) {
+            Ok(c) => {
+                notes.extend(problems.iter().map(|e| format!("skipped {e}")));
+                return Ok((c, notes));
+            }
+            Err(e @ CheckpointError::Mismatch { .. }) => return Err(e),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    let why = if problems.is_empty() {
+        format!(
+            "no checkpoint file exists ({} or {}.prev)",
+            path.display(),
+            path.display()
+        )
+    } else {
+        problems.join("; ")
+    };
+    Err(CheckpointError::NoneUsable {
+        path: path.to_path_buf(),
+        why,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Intervals
+// ---------------------------------------------------------------------------
+
+/// When to write periodic checkpoints: every `steps` steps, every `time` of wall
+/// clock, or both (whichever comes first). Checkpoints are written at chunk ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Interval {
+    pub steps: Option<usize>,
+    pub time: Option<Duration>,
+}
+
+impl Interval {
+    /// The default: every [`DEFAULT_INTERVAL`] of wall clock.
+    pub fn default_time() -> Interval {
+        Interval {
+            steps: None,
+            time: Some(DEFAULT_INTERVAL),
+        }
+    }
+
+    /// Parse `500` (steps) or a duration `30s`, `10m`, `1.5h` (seconds, minutes, hours).
+    pub fn parse(s: &str) -> Result<Interval, String> {
+        let s = s.trim();
+        if let Ok(n) = s.parse::<u64>() {
+            if n == 0 {
+                return Err("a checkpoint interval of 0 steps; use --no-checkpoint to turn checkpoints off".into());
+            }
+            return Ok(Interval {
+                steps: Some(n as usize),
+                time: None,
+            });
+        }
+        let (num, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
+        let scale = match unit {
+            "s" | "sec" => 1.0,
+            "m" | "min" => 60.0,
+            "h" => 3600.0,
+            _ => {
+                return Err(format!(
+                    "`{s}` is not a checkpoint interval: give steps (500) or a time (30s, 10m, 2h)"
+                ))
+            }
+        };
+        let v: f64 = num
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}` is not a checkpoint interval: `{num}` is not a number"))?;
+        let secs = v * scale;
+        if !(secs.is_finite() && secs > 0.0 && secs < 1e9) {
+            return Err(format!("`{s}`: a checkpoint interval must be a positive time"));
+        }
+        Ok(Interval {
+            steps: None,
+            time: Some(Duration::from_secs_f64(secs)),
+        })
+    }
+
+    /// `every 500 steps`, `every 10 min`, `every 500 steps or 10 min`.
+    pub fn describe(&self) -> String {
+        let t = self.time.map(|t| {
+            let s = t.as_secs_f64();
+            if s >= 3600.0 && (s / 3600.0).fract() == 0.0 {
+                format!("{} h", s / 3600.0)
+            } else if s >= 60.0 && (s / 60.0).fract() == 0.0 {
+                format!("{} min", s / 60.0)
+            } else {
+                format!("{s} s")
+            }
+        });
+        match (self.steps, t) {
+            (Some(n), Some(t)) => format!("every {n} steps or {t} of wall time"),
+            (Some(n), None) => format!("every {n} steps"),
+            (None, Some(t)) => format!("every {t} of wall time"),
+            (None, None) => "only when stopped".into(),
+        }
+    }
+}
+
+/// Bytes of one checkpoint of `model` (header + payload + CRC).
+pub fn size(model: &Model) -> u64 {
+    Header::new(model, 0, 0, 0).file_len().unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn model() -> Arc<Model> {
+        let text = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n\
+                    x_min = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
+        let scene = Scene::parse(text, "t.toml").unwrap();
+        Arc::new(Model::discretize(&scene).unwrap())
+    }
+
+    fn state(m: &Model, seed: f32) -> SolverState {
+        let h = Header::new(m, 0, 0, 0);
+        let mut k = seed;
+        let mut next = || {
+            k = (k * 1.618_034 + 0.1).fract();
+            k - 0.5
+        };
+        SolverState {
+            fields: std::array::from_fn(|_| (0..h.field_len).map(|_| next()).collect()),
+            psi: h
+                .psi_lens
+                .iter()
+                .map(|l| std::array::from_fn(|i| (0..l[i]).map(|_| next()).collect()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn round_trip_and_generations() {
+        let m = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.h5.ckpt");
+        let s1 = state(&m, 0.3);
+        let h1 = Header::new(&m, 42, 7, 5);
+        let bytes = write(&path, &h1, &s1).unwrap();
+        assert_eq!(bytes, fs::metadata(&path).unwrap().len());
+        let c = read(&path, &m).unwrap();
+        assert_eq!(c.header, h1);
+        assert_eq!(c.state, s1);
+        s1.check(&m).unwrap();
+
+        let s2 = state(&m, 0.7);
+        let h2 = Header::new(&m, 42, 7, 10);
+        write(&path, &h2, &s2).unwrap();
+        let [_, prev, tmp] = files(&path);
+        assert!(prev.exists() && !tmp.exists());
+        assert_eq!(read_header(&prev).unwrap().step, 5);
+        let expect = Header::new(&m, 42, 7, 0);
+        let (c, notes) = find_latest(&path, &m, &expect).unwrap();
+        assert_eq!((c.header.step, notes.len()), (10, 0));
+        assert_eq!(c.state, s2);
+
+        // The newest is damaged: the previous one is used, with a note.
+        let mut raw = fs::read(&path).unwrap();
+        let mid = raw.len() / 2;
+        raw[mid] ^= 0x40;
+        fs::write(&path, &raw).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("payload checksum"), "{err}");
+        let (c, notes) = find_latest(&path, &m, &expect).unwrap();
+        assert_eq!(c.header.step, 5);
+        assert!(notes[0].contains("checksum"), "{notes:?}");
+
+        // Truncated: refused with the sizes.
+        fs::write(&path, &raw[..raw.len() - 9]).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
+
+        // Both unusable: a clear refusal.
+        fs::write(&prev, b"FDTDCKPT\x01\0\0\0").unwrap();
+        let err = find_latest(&path, &m, &expect).unwrap_err().to_string();
+        assert!(err.starts_with("no usable checkpoint"), "{err}");
+        assert!(err.contains("truncated"), "{err}");
+
+        assert_eq!(remove_all(&path).unwrap(), 2);
+        let err = find_latest(&path, &m, &expect).unwrap_err().to_string();
+        assert!(err.contains("no checkpoint file exists"), "{err}");
+    }
+
+    #[test]
+    fn another_run_is_refused() {
+        let m = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        write(&path, &Header::new(&m, 1, 7, 4), &state(&m, 0.1)).unwrap();
+        let err = find_latest(&path, &m, &Header::new(&m, 2, 7, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the scene has changed"), "{err}");
+        let err = find_latest(&path, &m, &Header::new(&m, 1, 8, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("another output file"), "{err}");
+        let mut other = Header::new(&m, 1, 7, 0);
+        other.n[0] += 1;
+        let err = find_latest(&path, &m, &other).unwrap_err().to_string();
+        assert!(
+            err.contains("grid of 9 × 8 × 7 cells, the scene now makes 10 × 8 × 7"),
+            "{err}"
+        );
+        other = Header::new(&m, 1, 7, 0);
+        other.version = "9.9.9".into();
+        let err = find_latest(&path, &m, &other).unwrap_err().to_string();
+        assert!(err.contains("written by fdtd"), "{err}");
+    }
+
+    #[test]
+    fn garbage_is_not_a_checkpoint() {
+        let m = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.ckpt");
+        for bytes in [&b""[..], b"hello world", b"FDTDCKPT\x02\0\0\0", &[0u8; 200]] {
+            fs::write(&path, bytes).unwrap();
+            assert!(read(&path, &m).is_err());
+        }
+        // A header claiming absurd sizes is refused before allocating.
+        let mut h = Header::new(&m, 0, 0, 0);
+        h.field_len = 1 << 40;
+        fs::write(&path, h.encode()).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("sizes of this scene's grid"), "{err}");
+        h.field_len = u64::MAX / 8;
+        fs::write(&path, h.encode()).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("payload length overflows"), "{err}");
+    }
+
+    #[test]
+    fn intervals() {
+        assert_eq!(Interval::parse("500").unwrap().steps, Some(500));
+        assert_eq!(Interval::parse("10m").unwrap().time, Some(Duration::from_secs(600)));
+        assert_eq!(Interval::parse("30s").unwrap().time, Some(Duration::from_secs(30)));
+        assert_eq!(Interval::parse("1.5h").unwrap().time, Some(Duration::from_secs(5400)));
+        for bad in ["0", "-5", "10x", "m", "", "nanm", "-1s"] {
+            assert!(Interval::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Interval::default_time().describe(), "every 10 min of wall time");
+    }
+
+    #[test]
+    fn fingerprint_ignores_comments_and_checkpoint_section() {
+        let base = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n";
+        let fp = |text: &str| {
+            let s = Scene::parse(text, "a.toml").unwrap();
+            fingerprint(&s, &Model::discretize(&s).unwrap())
+        };
+        let a = fp(base);
+        assert_eq!(a, fp(&format!("# comment\n{base}")));
+        assert_eq!(a, fp(&format!("{base}[checkpoint]\nevery_steps = 5\n")));
+        assert_ne!(a, fp(&base.replace("steps = 20", "steps = 21")));
+        assert_ne!(a, fp(&format!("{base}[[probes]]\nposition = [0.004, 0.004, 0.003]\n")));
+    }
+}
