@@ -163,7 +163,7 @@ pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
 pub enum BackendChoice {
     Cpu,
     Gpu,
-    /// The GPU when one exists and the plan fits, else the CPU.
+    /// The GPU when a hardware one exists and the plan fits, else the CPU.
     Auto,
 }
 
@@ -192,13 +192,25 @@ pub fn create(
             Ok((Box::new(b), d))
         }
         BackendChoice::Gpu => gpu::create(model, opts),
-        BackendChoice::Auto => match gpu::create(model.clone(), opts) {
-            Ok((b, d)) => Ok((b, format!("{d} (auto: a GPU is available and the plan fits)"))),
-            Err(e) => {
-                let b = cpu::CpuBackend::new(model, opts.threads)?;
-                let d = format!("{} (auto: {e})", b.describe());
+        BackendChoice::Auto => {
+            let cpu = |why: String| -> Result<(Box<dyn Backend>, String), BackendError> {
+                let b = cpu::CpuBackend::new(model.clone(), opts.threads)?;
+                let d = format!("{} (auto: {why})", b.describe());
                 Ok((Box::new(b), d))
+            };
+            match gpu::plan(&model, opts) {
+                // A software adapter (lavapipe, WARP) is far slower than this backend;
+                // it is used only when asked for by name or with `--backend gpu`.
+                Ok((_, info)) if info.is_software() && opts.device.is_none() => cpu(format!(
+                    "the preferred GPU adapter, {}, is software and slower than the CPU backend",
+                    info.short()
+                )),
+                Ok(_) => match gpu::create(model.clone(), opts) {
+                    Ok((b, d)) => Ok((b, format!("{d} (auto: a GPU is available and the plan fits)"))),
+                    Err(e) => cpu(e.to_string()),
+                },
+                Err(e) => cpu(e.to_string()),
             }
-        },
+        }
     }
 }
