@@ -134,8 +134,9 @@ fn assert_identical(reference: &Path, resumed: &Path) {
     }
 }
 
-/// An uninterrupted run of `s.toml` into `name`.
-fn reference(dir: &Path, name: &str) {
+/// An uninterrupted run of `s.toml` into `name`; returns its wall time.
+fn reference(dir: &Path, name: &str) -> Duration {
+    let t = Instant::now();
     let out = fdtd(
         dir,
         &[
@@ -152,6 +153,7 @@ fn reference(dir: &Path, name: &str) {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    t.elapsed()
 }
 
 /// xorshift64*: reproducible "random" kill points (seed printed, FDTD_TEST_SEED overrides).
@@ -194,7 +196,7 @@ fn checkpoint_step(dir: &Path, out: &str) -> u64 {
 fn sigkill_at_random_steps_then_resume_is_bit_identical() {
     let dir = setup(SCENE);
     let d = dir.path();
-    reference(d, "ref.h5");
+    let per_step = reference(d, "ref.h5") / 1500;
     let mut rng = Rng::new();
     // Three kills in one run's life, each after a random checkpoint step and a random
     // delay (so it lands mid-chunk, mid-HDF5-write or mid-checkpoint), then a resume
@@ -203,7 +205,8 @@ fn sigkill_at_random_steps_then_resume_is_bit_identical() {
     let mut killed_at = Vec::new();
     for round in 0..3 {
         let target = floor + 100 + rng.below(300);
-        let delay = Duration::from_millis(rng.below(150));
+        // Up to about 60 steps' time: past the next checkpoint (every 50), never past the end.
+        let delay = Duration::from_micros(rng.below((per_step * 60).as_micros().max(1000) as u64));
         let args: &[&str] = &[
             "run",
             "s.toml",
@@ -290,7 +293,7 @@ fn sigterm_writes_a_checkpoint_and_the_run_resumes() {
         assert!(t0.elapsed() < Duration::from_secs(60), "the run did not start");
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(50));
     let kill = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -314,6 +317,49 @@ fn sigterm_writes_a_checkpoint_and_the_run_resumes() {
 }
 
 #[test]
+fn a_second_ctrl_c_quits_at_once_and_the_output_stays_resumable() {
+    let dir = setup(SCENE);
+    let d = dir.path();
+    reference(d, "ref.h5");
+    let child = spawn(
+        d,
+        &[
+            "run",
+            "s.toml",
+            "--backend",
+            "cpu",
+            "--threads",
+            "1",
+            "--checkpoint-every",
+            "50",
+        ],
+    );
+    let t0 = Instant::now();
+    while checkpoint_step(d, "s.h5") < 100 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for _ in 0..2 {
+        let kill = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    // Valid and marked, whichever Ctrl-C ended it.
+    let (status, done) = status_of(&d.join("s.h5"));
+    assert_eq!(status, "interrupted");
+    assert!(done >= 100, "{done}");
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-q", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_identical(&d.join("ref.h5"), &d.join("s.h5"));
+}
+
+#[test]
 fn a_lost_device_keeps_the_last_checkpoint_and_says_how_to_resume() {
     let dir = setup(SCENE);
     let d = dir.path();
@@ -323,7 +369,7 @@ fn a_lost_device_keeps_the_last_checkpoint_and_says_how_to_resume() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     for want in [
-        "the run failed: GPU device lost: simulated device loss at step 730",
+        "the run failed at step 720 of 1,500: GPU device lost: simulated device loss at step 730",
         "s.h5 is closed with status \"failed\"",
         "the last checkpoint (step 600) is in s.h5.ckpt",
         "continue with `fdtd run s.toml --resume`",
@@ -542,6 +588,20 @@ fn outputs_that_cannot_be_written_or_do_not_fit_are_refused_before_running() {
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("cannot overwrite output file out.h5"), "{stderr}");
     assert!(d.join("out.h5").is_dir());
+
+    // A checkpoint directory that does not exist.
+    std::fs::write(
+        d.join("c.toml"),
+        format!("{SCENE}\n[checkpoint]\npath = \"no/such/dir/x.ckpt\"\n"),
+    )
+    .unwrap();
+    let out = fdtd(d, &["run", "c.toml", "--backend", "cpu", "-q"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write checkpoints to no/such/dir/x.ckpt"),
+        "{stderr}"
+    );
 
     // Usage: --resume with --force or --no-checkpoint; bad intervals.
     for args in [

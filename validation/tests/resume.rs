@@ -11,7 +11,7 @@
 //! they print why they were skipped.
 use fdtd::backend::cpu::CpuBackend;
 use fdtd::backend::gpu::GpuBackend;
-use fdtd::backend::{Backend, BackendError, BackendOptions};
+use fdtd::backend::{Backend, BackendError, BackendOptions, ProbeBuffers, SolverState};
 use fdtd::checkpoint::{self, Interval};
 use fdtd::model::Model;
 use fdtd::output::{Hdf5Options, Hdf5Sink};
@@ -285,12 +285,14 @@ fn non_finite_fields_stop_the_run_with_their_location() {
     assert!(msg.contains("runaway growth") && msg.contains("probe `a`"), "{msg}");
 }
 
-/// Compare two in-memory runs within the CPU/GPU regression tolerance.
+/// Compare two in-memory runs within the CPU/GPU regression tolerance; prints the worst.
 fn assert_close(model: &Model, a: &MemorySink, b: &MemorySink, what: &str) {
     const TOLERANCE: f64 = 1e-4;
+    let mut worst = 0f64;
     for (p, probe) in model.probes.iter().enumerate() {
         for (s, sample) in probe.samples.iter().enumerate() {
             let e = rel_l2(&a.probes[p][s].1, &b.probes[p][s].1);
+            worst = worst.max(e);
             assert!(
                 e <= TOLERANCE,
                 "{what}: probe {} {}: {e:e}",
@@ -302,9 +304,11 @@ fn assert_close(model: &Model, a: &MemorySink, b: &MemorySink, what: &str) {
     for (si, snap) in model.snapshots.iter().enumerate() {
         for (fa, fb) in a.snapshots[si].iter().zip(&b.snapshots[si]) {
             let e = rel_l2(&fa.2, &fb.2);
+            worst = worst.max(e);
             assert!(e <= TOLERANCE, "{what}: snapshot {} {}: {e:e}", snap.name, fa.0);
         }
     }
+    eprintln!("{what}: worst relative L2 difference from the CPU run {worst:.2e} (bound {TOLERANCE:e})");
 }
 
 /// A GPU backend that can save and load its state, or None with the reason printed.
@@ -402,4 +406,101 @@ fn cpu_to_cpu_through_a_checkpoint_file_is_exact() {
         }
     }
     assert_eq!(reference.snapshots, mixed.snapshots);
+}
+
+/// A GPU backend whose device is really destroyed (as a driver reset does) when the run
+/// reaches step `at`.
+struct LosesDevice {
+    gpu: GpuBackend,
+    at: usize,
+}
+
+impl Backend for LosesDevice {
+    fn describe(&self) -> String {
+        self.gpu.describe()
+    }
+    fn step(&mut self, n0: usize, count: usize, sources: &[f32]) -> Result<(), BackendError> {
+        if n0 + count > self.at {
+            self.gpu.inject_device_loss();
+        }
+        self.gpu.step(n0, count, sources)
+    }
+    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
+        self.gpu.drain_probes()
+    }
+    fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
+        self.gpu.read_region(c, lo, hi)
+    }
+    fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError> {
+        self.gpu.read_field(c)
+    }
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        self.gpu.save_state()
+    }
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        self.gpu.load_state(state)
+    }
+}
+
+/// Keep only the samples and frames of the first `step` steps (what `--resume` does to
+/// the output file).
+fn cut(model: &Model, sink: &mut MemorySink, step: usize) {
+    for (p, probe) in model.probes.iter().enumerate() {
+        for slot in &mut sink.probes[p] {
+            slot.0.truncate(step / probe.every);
+            slot.1.truncate(step / probe.every);
+        }
+    }
+    for (s, snap) in model.snapshots.iter().enumerate() {
+        sink.snapshots[s].truncate(step / snap.every * snap.components.len());
+    }
+}
+
+#[test]
+fn gpu_device_loss_then_resume_on_the_cpu() {
+    let (_, model) = setup();
+    let Some(gpu) = gpu_with_state(&model) else {
+        return;
+    };
+    let mut cpu = CpuBackend::new(model.clone(), 0).unwrap();
+    let reference = fdtd_validation::run_model(&model, &mut cpu);
+
+    let dir = tempfile::tempdir().unwrap();
+    let ck = CheckpointOptions {
+        path: dir.path().join("gpu.ckpt"),
+        interval: Interval {
+            steps: Some(40),
+            time: None,
+        },
+        fingerprint: 3,
+        run_id: 4,
+    };
+    let mut lost = LosesDevice { gpu, at: 137 };
+    let mut sink = MemorySink::new(&model);
+    let opts = RunOptions {
+        chunk: 16,
+        checkpoint: Some(ck.clone()),
+        ..RunOptions::default()
+    };
+    let err = runner::run(&model, &mut lost, &mut sink, &opts, None).unwrap_err();
+    let RunError::Backend {
+        error: BackendError::DeviceLost(msg),
+        saved: None,
+        ..
+    } = &err
+    else {
+        panic!("expected a device loss, got {err}");
+    };
+    eprintln!("device lost: {msg}");
+    // The checkpoint of step 120, written from the GPU, continues on the CPU.
+    let mut cpu = CpuBackend::new(model.clone(), 0).unwrap();
+    let (step, _) = runner::resume_state(&model, &mut cpu, &ck).unwrap();
+    assert_eq!(step, 120);
+    cut(&model, &mut sink, step);
+    let opts = RunOptions {
+        start: step,
+        ..RunOptions::default()
+    };
+    runner::run(&model, &mut cpu, &mut sink, &opts, None).unwrap();
+    assert_close(&model, &reference, &sink, "GPU lost at step 137, resumed on the CPU");
 }

@@ -328,6 +328,17 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     } else {
         precheck_output(&out, a.force)?;
     }
+    if ck_enabled {
+        let dir = memory::dir_of(&ck_path);
+        if !dir.is_dir() {
+            return Err(CliError::bad_input(format!(
+                "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path, or \
+                 --no-checkpoint)",
+                ck_path.display(),
+                dir.display()
+            )));
+        }
+    }
     if !a.skip_disk_check {
         let from = if a.resume {
             last_checkpoint(&ck_path).map_or(0, |(_, s)| s as usize)
@@ -380,7 +391,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         println!("  output   {}", out.display());
         if ck_enabled {
             println!(
-                "  checkpoint {} {} to {}",
+                "  checkpoint {}, {}, to {}",
                 human_bytes(checkpoint::size(&model)),
                 interval.describe(),
                 ck_path.display()
@@ -457,7 +468,15 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
                 RunError::Backend { error, .. } => CliError::backend(error),
                 RunError::Sink(_) | RunError::Unstable(_) => CliError::runtime(msg.clone()),
             };
-            err.message = format!("the run failed: {}", err.message);
+            err.message = match &e {
+                RunError::Backend { step, .. } => format!(
+                    "the run failed at step {} of {}: {}",
+                    thousands(*step as u64),
+                    thousands(g.steps as u64),
+                    err.message
+                ),
+                _ => format!("the run failed: {}", err.message),
+            };
             match close {
                 Ok(()) => err
                     .message

@@ -93,8 +93,10 @@ pub fn snap(c: Component, p: [f64; 3], grid: &Grid) -> Option<[usize; 3]> {
     let mut idx = [0usize; 3];
     for a in 0..3 {
         let x = p[a] / grid.d[a] - if s[a] { 0.5 } else { 0.0 };
-        let r = x.round();
-        if !(r >= 0.0 && r < ext[a] as f64) || (x - r).abs() > 0.5 + 1e-9 {
+        // Clamp first: a point on a domain face is half a cell from the nearest
+        // staggered sample, and rounding −0.5 would step outside.
+        let r = x.round().clamp(0.0, ext[a] as f64 - 1.0);
+        if !x.is_finite() || (x - r).abs() > 0.5 + 1e-9 {
             return None;
         }
         idx[a] = r as usize;

@@ -197,3 +197,15 @@ components = ["Ex", "Hz"]
     assert_eq!(p.samples[1].index, [5, 4, 4]);
     assert_relative_eq!(p.samples[1].position[1], 4.5e-3, max_relative = 1e-12);
 }
+
+#[test]
+fn points_on_the_domain_faces_snap_inside() {
+    let g = Grid::new([10, 10, 10], [1e-3; 3], 0.99, crate::scene::TimeEnd::Steps(1));
+    for c in Component::ALL {
+        assert!(points::snap(c, [0.0; 3], &g).is_some(), "{c} at the origin");
+        assert!(points::snap(c, [0.01; 3], &g).is_some(), "{c} at the far corner");
+        assert!(points::snap(c, [0.0106, 0.005, 0.005], &g).is_none(), "{c} outside");
+    }
+    assert_eq!(points::snap(Component::Ex, [0.0; 3], &g), Some([0, 0, 0]));
+    assert_eq!(points::snap(Component::Ex, [0.01; 3], &g), Some([9, 10, 10]));
+}

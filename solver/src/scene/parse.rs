@@ -1769,6 +1769,27 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
     }
 
     #[test]
+    fn checkpoint_section() {
+        let s = ok(&format!(
+            "{HEAD}[checkpoint]\nevery_steps = 5\nevery_seconds = 30\npath = \"x.ckpt\"\nenabled = false\n"
+        ));
+        assert_eq!(
+            s.checkpoint(),
+            CheckpointSection {
+                every_steps: Some(5),
+                every_seconds: Some(30.0),
+                path: Some("x.ckpt".into()),
+                enabled: false,
+            }
+        );
+        assert_eq!(ok(HEAD).checkpoint(), CheckpointSection::default());
+        assert!(ok(HEAD).checkpoint().enabled);
+        // A slow material is fine at any Courant factor; a fast one only below its limit.
+        ok(&format!("{HEAD}[materials.m]\nmu_r = 0.5\neps_r = 2\n"));
+        ok(&(HEAD.replace("steps = 10", "steps = 10\ncourant = 0.7") + "[materials.m]\nmu_r = 0.5\n"));
+    }
+
+    #[test]
     fn display_is_compiler_style() {
         let err = parse(
             &format!("{HEAD}[[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\n"),
