@@ -1,18 +1,49 @@
 // E^{n+1} from H^{n+1/2} on interior samples (those off every face plane they are
-// tangential to). Mirrors `backend/cpu/update.rs::update_e` (same ranges, same float
-// expression order); face planes are done by `boundary.wgsl::update_e_faces`:
+// tangential to), with the CPML corrections to E fused in. Mirrors
+// `backend/cpu/update.rs::update_e` followed by `backend/cpu/cpml.rs::correct_slab`
+// for the E passes (same ranges, same float expression order):
 //
 //   Ex[i,j,k] = ca*Ex + cb*((Hz[i,j,k]-Hz[i,j-1,k])/dy - (Hy[i,j,k]-Hy[i,j,k-1])/dz)  i<nx, 0<j<ny, 0<k<nz
 //   Ey[i,j,k] = ca*Ey + cb*((Hx[i,j,k]-Hx[i,j,k-1])/dz - (Hz[i,j,k]-Hz[i-1,j,k])/dx)  0<i<nx, j<ny, 0<k<nz
 //   Ez[i,j,k] = ca*Ez + cb*((Hy[i,j,k]-Hy[i-1,j,k])/dx - (Hx[i,j,k]-Hx[i,j-1,k])/dy)  0<i<nx, 0<j<ny, k<nz
 //
+// then, for a sample inside the CPML layer normal to axis a and inside the box of
+// samples the CPML corrects (`g.lo`/`g.hi`: the CPU's `e_range`, which also holds PMC
+// and periodic face-plane samples), layers in model order (x, y, z):
+//
+//   psi = b[t]*psi + a[t]*d;   E += sgn*cb*((1/kappa - 1)[t]*d + psi)
+//
+// with d the derivative of H along a, sgn = -1 for E_{a+1} (psi slot 0), +1 for
+// E_{a+2} (slot 1). Face-plane samples (PMC, periodic) are updated by
+// `boundary.wgsl::update_e_faces`, which runs before this kernel (as the CPU does the
+// faces first), so here they only receive their CPML corrections.
+//
 // Local index (i - i0 + 1)*sx + j*sy + k as in update_h.wgsl; the ghost plane i0-1
-// holds a copy of H there (Hy, Hz), so `l - sx` is valid for every owned plane.
+// holds a copy of H there (Hy, Hz), so `l - sx` is valid for every owned plane. Every
+// load comes first, as in update_h.wgsl.
 
 override WG_X: u32 = 128u;
 override WG_Y: u32 = 1u;
 
 const MIXED: u32 = 0xffffffffu;
+const NONE: u32 = 6u;
+
+// See update_h.wgsl.
+struct Layer {
+    first: u32,
+    len: u32,
+    x0: u32,
+    psx: u32,
+    psy: u32,
+    base: u32,
+    prof: u32,
+    _pad: u32,
+}
+
+struct Cpml {
+    s0: f32,
+    s1: f32,
+}
 
 struct Grid {
     nx: u32,
@@ -27,6 +58,10 @@ struct Grid {
     inv_dy: f32,
     inv_dz: f32,
     _pad1: f32,
+    // Box of samples of Ex, Ey, Ez the CPML corrects (exclusive ends).
+    lo: array<vec4<u32>, 3>,
+    hi: array<vec4<u32>, 3>,
+    lay: array<Layer, 6>,
 }
 
 @group(0) @binding(0) var<uniform> g: Grid;
@@ -41,11 +76,53 @@ struct Grid {
 @group(0) @binding(9) var<storage, read> mat_ez: array<u32>;
 // Uniform-row flags of Ex, Ey, Ez for the owned planes: [component][(i - i0)*(ny+1) + j].
 @group(0) @binding(10) var<storage, read> rows: array<u32>;
-// [ca, cb] per E material (coefs.e).
-@group(0) @binding(11) var<storage, read> coef: array<vec2<f32>>;
+// [ca, cb] per E material (coefs.e), then the layers' E profiles.
+@group(0) @binding(11) var<storage, read> tab: array<f32>;
+// CPML psi of the E passes: slot 0 (E_{a+1}) and slot 1 (E_{a+2}) of every layer.
+@group(0) @binding(12) var<storage, read_write> psi0: array<f32>;
+@group(0) @binding(13) var<storage, read_write> psi1: array<f32>;
 
 fn half(word: u32, l: u32) -> u32 {
     return (word >> ((l & 1u) * 16u)) & 0xffffu;
+}
+
+fn find(axis: u32, c: u32) -> u32 {
+    let f = 2u * axis;
+    if (c - g.lay[f].first < g.lay[f].len) {
+        return f;
+    }
+    if (c - g.lay[f + 1u].first < g.lay[f + 1u].len) {
+        return f + 1u;
+    }
+    return NONE;
+}
+
+// Index of (i, j, k) in layer f's psi arrays (normal to `axis`), and of its profile
+// values in `tab` (b at .y, a at .y + len, 1/kappa - 1 at .y + 2*len).
+fn at(f: u32, axis: u32, i: u32, j: u32, k: u32) -> vec2<u32> {
+    let ly = g.lay[f];
+    var q = vec3<u32>(i, j, k);
+    q[axis] -= ly.first;
+    return vec2<u32>(ly.base + (i - ly.x0) * ly.psx + q.y * ly.psy + q.z, ly.prof + q[axis]);
+}
+
+// psi of layer f (normal to `axis`) at (i, j, k), both slots; zeros for NONE. Both are
+// loaded whether or not their target sample is corrected (the index stays inside the
+// layer's arrays, which cover every sample of the layer).
+fn prep(f: u32, axis: u32, i: u32, j: u32, k: u32) -> Cpml {
+    var r = Cpml(0.0, 0.0);
+    if (f == NONE) {
+        return r;
+    }
+    let p = at(f, axis, i, j, k).x;
+    r.s0 = psi0[p];
+    r.s1 = psi1[p];
+    return r;
+}
+
+// Whether (i, j, k) is in the CPML box of E component c.
+fn in_box(c: u32, p: vec3<u32>) -> bool {
+    return all(p >= g.lo[c].xyz) && all(p < g.hi[c].xyz);
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
@@ -60,43 +137,133 @@ fn update_e(@builtin(global_invocation_id) gid: vec3<u32>) {
     let l = (li + 1u) * g.sx + j * g.sy + k;
     let row = li * (g.ny + 1u) + j;
     let nrow = g.planes * (g.ny + 1u);
+
+    // Loads: fields, row flags, and the psi of the layers holding the sample.
+    let la = find(0u, i);
+    let lb = find(1u, j);
+    let lc = find(2u, k);
+    let qa = prep(la, 0u, i, j, k);
+    let qb = prep(lb, 1u, i, j, k);
+    let qc = prep(lc, 2u, i, j, k);
+    let fx = rows[row];
+    let fy = rows[nrow + row];
+    let fz = rows[2u * nrow + row];
+    let hx0 = hx[l];
+    let hx_k = hx[l - 1u];
+    let hx_j = hx[l - g.sy];
+    let hy0 = hy[l];
+    let hy_k = hy[l - 1u];
+    let hy_i = hy[l - g.sx];
+    let hz0 = hz[l];
+    let hz_j = hz[l - g.sy];
+    let hz_i = hz[l - g.sx];
+    var vx = ex[l];
+    var vy = ey[l];
+    var vz = ez[l];
+
+    let dy_hz = (hz0 - hz_j) * g.inv_dy;
+    let dz_hy = (hy0 - hy_k) * g.inv_dz;
+    let dz_hx = (hx0 - hx_k) * g.inv_dz;
+    let dx_hz = (hz0 - hz_i) * g.inv_dx;
+    let dx_hy = (hy0 - hy_i) * g.inv_dx;
+    let dy_hx = (hx0 - hx_j) * g.inv_dy;
+
     let j_in = j > 0u && j < g.ny;
     let i_in = i > 0u && i < g.nx;
     let k_in = k > 0u && k < g.nz;
+    let p = vec3<u32>(i, j, k);
 
-    // Ex: i < nx, 0 < j < ny, 0 < k < nz.
-    if (i < g.nx && j_in && k_in) {
-        let f = rows[row];
-        var c: vec2<f32>;
-        if (f != MIXED) {
-            c = coef[f];
-        } else {
-            c = coef[half(mat_ex[l >> 1u], l)];
+    // Ex: bulk i < nx, 0 < j < ny, 0 < k < nz; CPML: y layers (slot 1, +), z layers (slot 0, -).
+    let bx = i < g.nx && j_in && k_in;
+    let cx = (lb != NONE || lc != NONE) && in_box(0u, p);
+    if (bx || cx) {
+        var m = fx;
+        if (fx == MIXED) {
+            m = half(mat_ex[l >> 1u], l);
         }
-        ex[l] = c.x * ex[l] + c.y * ((hz[l] - hz[l - g.sy]) * g.inv_dy - (hy[l] - hy[l - 1u]) * g.inv_dz);
+        let ca = tab[2u * m];
+        let cb = tab[2u * m + 1u];
+        if (bx) {
+            vx = ca * vx + cb * (dy_hz - dz_hy);
+        }
+        if (cx) {
+            if (lb != NONE) {
+                let w = at(lb, 1u, i, j, k);
+                let n = g.lay[lb].len;
+                let ps = tab[w.y] * qb.s1 + tab[w.y + n] * dy_hz;
+                psi1[w.x] = ps;
+                vx = vx + cb * (tab[w.y + 2u * n] * dy_hz + ps);
+            }
+            if (lc != NONE) {
+                let w = at(lc, 2u, i, j, k);
+                let n = g.lay[lc].len;
+                let ps = tab[w.y] * qc.s0 + tab[w.y + n] * dz_hy;
+                psi0[w.x] = ps;
+                vx = vx + -cb * (tab[w.y + 2u * n] * dz_hy + ps);
+            }
+        }
+        ex[l] = vx;
     }
-    if (i_in) {
-        // Ey: 0 < i < nx, j < ny, 0 < k < nz.
-        if (j < g.ny && k_in) {
-            let f = rows[nrow + row];
-            var c: vec2<f32>;
-            if (f != MIXED) {
-                c = coef[f];
-            } else {
-                c = coef[half(mat_ey[l >> 1u], l)];
-            }
-            ey[l] = c.x * ey[l] + c.y * ((hx[l] - hx[l - 1u]) * g.inv_dz - (hz[l] - hz[l - g.sx]) * g.inv_dx);
+    // Ey: bulk 0 < i < nx, j < ny, 0 < k < nz; CPML: x layers (slot 0, -), z layers (slot 1, +).
+    let by = i_in && j < g.ny && k_in;
+    let cy = (la != NONE || lc != NONE) && in_box(1u, p);
+    if (by || cy) {
+        var m = fy;
+        if (fy == MIXED) {
+            m = half(mat_ey[l >> 1u], l);
         }
-        // Ez: 0 < i < nx, 0 < j < ny, k < nz.
-        if (j_in && k < g.nz) {
-            let f = rows[2u * nrow + row];
-            var c: vec2<f32>;
-            if (f != MIXED) {
-                c = coef[f];
-            } else {
-                c = coef[half(mat_ez[l >> 1u], l)];
-            }
-            ez[l] = c.x * ez[l] + c.y * ((hy[l] - hy[l - g.sx]) * g.inv_dx - (hx[l] - hx[l - g.sy]) * g.inv_dy);
+        let ca = tab[2u * m];
+        let cb = tab[2u * m + 1u];
+        if (by) {
+            vy = ca * vy + cb * (dz_hx - dx_hz);
         }
+        if (cy) {
+            if (la != NONE) {
+                let w = at(la, 0u, i, j, k);
+                let n = g.lay[la].len;
+                let ps = tab[w.y] * qa.s0 + tab[w.y + n] * dx_hz;
+                psi0[w.x] = ps;
+                vy = vy + -cb * (tab[w.y + 2u * n] * dx_hz + ps);
+            }
+            if (lc != NONE) {
+                let w = at(lc, 2u, i, j, k);
+                let n = g.lay[lc].len;
+                let ps = tab[w.y] * qc.s1 + tab[w.y + n] * dz_hx;
+                psi1[w.x] = ps;
+                vy = vy + cb * (tab[w.y + 2u * n] * dz_hx + ps);
+            }
+        }
+        ey[l] = vy;
+    }
+    // Ez: bulk 0 < i < nx, 0 < j < ny, k < nz; CPML: x layers (slot 1, +), y layers (slot 0, -).
+    let bz = i_in && j_in && k < g.nz;
+    let cz = (la != NONE || lb != NONE) && in_box(2u, p);
+    if (bz || cz) {
+        var m = fz;
+        if (fz == MIXED) {
+            m = half(mat_ez[l >> 1u], l);
+        }
+        let ca = tab[2u * m];
+        let cb = tab[2u * m + 1u];
+        if (bz) {
+            vz = ca * vz + cb * (dx_hy - dy_hx);
+        }
+        if (cz) {
+            if (la != NONE) {
+                let w = at(la, 0u, i, j, k);
+                let n = g.lay[la].len;
+                let ps = tab[w.y] * qa.s1 + tab[w.y + n] * dx_hy;
+                psi1[w.x] = ps;
+                vz = vz + cb * (tab[w.y + 2u * n] * dx_hy + ps);
+            }
+            if (lb != NONE) {
+                let w = at(lb, 1u, i, j, k);
+                let n = g.lay[lb].len;
+                let ps = tab[w.y] * qb.s0 + tab[w.y + n] * dy_hx;
+                psi0[w.x] = ps;
+                vz = vz + -cb * (tab[w.y + 2u * n] * dy_hx + ps);
+            }
+        }
+        ez[l] = vz;
     }
 }

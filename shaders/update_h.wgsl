@@ -1,9 +1,21 @@
-// H^{n+1/2} from E^n on every H sample that has all its E neighbours.
-// Mirrors `backend/cpu/update.rs::update_h` (same ranges, same float expression order):
+// H^{n+1/2} from E^n on every H sample that has all its E neighbours, with the CPML
+// corrections to H fused in. Mirrors `backend/cpu/update.rs::update_h` followed by
+// `backend/cpu/cpml.rs::correct_slab` for the H passes (same ranges, same float
+// expression order):
 //
 //   Hx[i,j,k] -= db*((Ez[i,j+1,k]-Ez[i,j,k])/dy - (Ey[i,j,k+1]-Ey[i,j,k])/dz)  i<=nx, j<ny, k<nz
 //   Hy[i,j,k] -= db*((Ex[i,j,k+1]-Ex[i,j,k])/dz - (Ez[i+1,j,k]-Ez[i,j,k])/dx)  i<nx, j<=ny, k<nz
 //   Hz[i,j,k] -= db*((Ey[i+1,j,k]-Ey[i,j,k])/dx - (Ex[i,j+1,k]-Ex[i,j,k])/dy)  i<nx, j<ny, k<=nz
+//
+// then, for a sample inside the CPML layer normal to axis a (layers in model order,
+// x before y before z; at most one layer per axis holds a sample), with d the
+// derivative along a that the bulk update just used:
+//
+//   psi = b[t]*psi + a[t]*d;   H += sgn*db*((1/kappa - 1)[t]*d + psi)
+//
+// sgn = +1 for H_{a+1} (psi slot 2), -1 for H_{a+2} (slot 3), t the sample's index
+// along a minus the layer's first H index. The layers' H ranges lie inside the bulk
+// ranges above, so every corrected sample is a bulk sample of the same thread.
 //
 // Memory layout (see backend/gpu/layout.rs): the grid is cut into slabs ("pieces") of
 // whole x planes. A piece's field buffer holds its owned planes i0 .. i0+planes-1 plus
@@ -12,12 +24,44 @@
 //
 // One invocation per (k, j, i): k along the workgroup's x axis (contiguous in memory),
 // so a workgroup of WG_X x 1 threads lies on one (i, j) row and the row's material
-// flag is uniform across it.
+// flag is uniform across it. Every load from memory comes first: the fields
+// unconditionally (all indices stay inside the piece's buffer, ghosts included) and,
+// for a sample inside CPML layers, both psi of each layer; so each thread waits for
+// memory once instead of once per component and once more per CPML correction. On the
+// H200, loads inside the per-component branches made this kernel 24 % slower, and
+// correcting after a second wait for psi cost 19 % over the bulk update alone (now
+// 8 %). The small profile tables (cached) are read where they are used: loading them
+// early as well kept more registers live and made update_e 14 % slower.
 
 override WG_X: u32 = 128u;
 override WG_Y: u32 = 1u;
 
 const MIXED: u32 = 0xffffffffu;
+// No layer on this axis holds the sample.
+const NONE: u32 = 6u;
+
+// A CPML layer as seen by one piece. Index 2*axis + high; len = 0: no layer there.
+struct Layer {
+    // First profiled index along the layer's axis, number of profiled samples.
+    first: u32,
+    len: u32,
+    // psi arrays of this layer on this piece: first global x plane they hold, and
+    // their strides along x and y (z is contiguous), as in the CPU layout.
+    x0: u32,
+    psx: u32,
+    psy: u32,
+    // Offset of this layer's arrays in psi0 and psi1 (floats; the same in both).
+    base: u32,
+    // Offset of the profile (b[len], a[len], (1/kappa - 1)[len]) in `tab`.
+    prof: u32,
+    _pad: u32,
+}
+
+// psi of both slots of the layer on one axis at one sample (loaded with the fields).
+struct Cpml {
+    s0: f32,
+    s1: f32,
+}
 
 struct Grid {
     nx: u32,
@@ -34,6 +78,10 @@ struct Grid {
     inv_dy: f32,
     inv_dz: f32,
     _pad1: f32,
+    // E kernel only: box of samples of Ex, Ey, Ez the CPML corrects (exclusive ends).
+    lo: array<vec4<u32>, 3>,
+    hi: array<vec4<u32>, 3>,
+    lay: array<Layer, 6>,
 }
 
 @group(0) @binding(0) var<uniform> g: Grid;
@@ -49,11 +97,49 @@ struct Grid {
 @group(0) @binding(9) var<storage, read> mat_hz: array<u32>;
 // Uniform-row flags of Hx, Hy, Hz for the owned planes: [component][(i - i0)*(ny+1) + j].
 @group(0) @binding(10) var<storage, read> rows: array<u32>;
-// db per H material (coefs.h).
-@group(0) @binding(11) var<storage, read> db: array<f32>;
+// db per H material (coefs.h), then the layers' H profiles.
+@group(0) @binding(11) var<storage, read> tab: array<f32>;
+// CPML psi of the H passes: slot 2 (H_{a+1}) and slot 3 (H_{a+2}) of every layer.
+@group(0) @binding(12) var<storage, read_write> psi0: array<f32>;
+@group(0) @binding(13) var<storage, read_write> psi1: array<f32>;
 
 fn half(word: u32, l: u32) -> u32 {
     return (word >> ((l & 1u) * 16u)) & 0xffffu;
+}
+
+// The layer on `axis` that holds index c, or NONE.
+fn find(axis: u32, c: u32) -> u32 {
+    let f = 2u * axis;
+    if (c - g.lay[f].first < g.lay[f].len) {
+        return f;
+    }
+    if (c - g.lay[f + 1u].first < g.lay[f + 1u].len) {
+        return f + 1u;
+    }
+    return NONE;
+}
+
+// Index of (i, j, k) in layer f's psi arrays (normal to `axis`), and of its profile
+// values in `tab` (b at .y, a at .y + len, 1/kappa - 1 at .y + 2*len).
+fn at(f: u32, axis: u32, i: u32, j: u32, k: u32) -> vec2<u32> {
+    let ly = g.lay[f];
+    var q = vec3<u32>(i, j, k);
+    q[axis] -= ly.first;
+    return vec2<u32>(ly.base + (i - ly.x0) * ly.psx + q.y * ly.psy + q.z, ly.prof + q[axis]);
+}
+
+// psi of layer f (normal to `axis`) at (i, j, k), both slots; zeros for NONE. Both are
+// loaded whether or not their target sample is corrected (the index stays inside the
+// layer's arrays, which cover every sample of the layer).
+fn prep(f: u32, axis: u32, i: u32, j: u32, k: u32) -> Cpml {
+    var r = Cpml(0.0, 0.0);
+    if (f == NONE) {
+        return r;
+    }
+    let p = at(f, axis, i, j, k).x;
+    r.s0 = psi0[p];
+    r.s1 = psi1[p];
+    return r;
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
@@ -69,39 +155,109 @@ fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {
     let row = li * (g.ny + 1u) + j;
     let nrow = g.planes * (g.ny + 1u);
 
-    // Hx: i <= nx, j < ny, k < nz.
+    // Loads: fields, row flags, and the psi of the layers holding the sample.
+    let la = find(0u, i);
+    let lb = find(1u, j);
+    let lc = find(2u, k);
+    let qa = prep(la, 0u, i, j, k);
+    let qb = prep(lb, 1u, i, j, k);
+    let qc = prep(lc, 2u, i, j, k);
+    let fx = rows[row];
+    let fy = rows[nrow + row];
+    let fz = rows[2u * nrow + row];
+    let ex0 = ex[l];
+    let ex_k = ex[l + 1u];
+    let ex_j = ex[l + g.sy];
+    let ey0 = ey[l];
+    let ey_k = ey[l + 1u];
+    let ey_i = ey[l + g.sx];
+    let ez0 = ez[l];
+    let ez_j = ez[l + g.sy];
+    let ez_i = ez[l + g.sx];
+    var vx = hx[l];
+    var vy = hy[l];
+    var vz = hz[l];
+
+    // Derivatives, as the CPU computes them (CPML corrections reuse them).
+    let dy_ez = (ez_j - ez0) * g.inv_dy;
+    let dz_ey = (ey_k - ey0) * g.inv_dz;
+    let dz_ex = (ex_k - ex0) * g.inv_dz;
+    let dx_ez = (ez_i - ez0) * g.inv_dx;
+    let dx_ey = (ey_i - ey0) * g.inv_dx;
+    let dy_ex = (ex_j - ex0) * g.inv_dy;
+
+    // Hx: i <= nx, j < ny, k < nz; CPML: y layers (slot 3, -), then z layers (slot 2, +).
     if (j < g.ny && k < g.nz) {
-        let f = rows[row];
-        var c: f32;
-        if (f != MIXED) {
-            c = db[f];
-        } else {
-            c = db[half(mat_hx[l >> 1u], l)];
+        var m = fx;
+        if (fx == MIXED) {
+            m = half(mat_hx[l >> 1u], l);
         }
-        hx[l] = hx[l] - c * ((ez[l + g.sy] - ez[l]) * g.inv_dy - (ey[l + 1u] - ey[l]) * g.inv_dz);
+        let c = tab[m];
+        vx = vx - c * (dy_ez - dz_ey);
+        if (lb != NONE) {
+            let w = at(lb, 1u, i, j, k);
+            let n = g.lay[lb].len;
+            let ps = tab[w.y] * qb.s1 + tab[w.y + n] * dy_ez;
+            psi1[w.x] = ps;
+            vx = vx + -c * (tab[w.y + 2u * n] * dy_ez + ps);
+        }
+        if (lc != NONE) {
+            let w = at(lc, 2u, i, j, k);
+            let n = g.lay[lc].len;
+            let ps = tab[w.y] * qc.s0 + tab[w.y + n] * dz_ey;
+            psi0[w.x] = ps;
+            vx = vx + c * (tab[w.y + 2u * n] * dz_ey + ps);
+        }
+        hx[l] = vx;
     }
     if (i < g.nx) {
-        // Hy: i < nx, j <= ny, k < nz.
+        // Hy: i < nx, j <= ny, k < nz; CPML: x layers (slot 2, +), then z layers (slot 3, -).
         if (k < g.nz) {
-            let f = rows[nrow + row];
-            var c: f32;
-            if (f != MIXED) {
-                c = db[f];
-            } else {
-                c = db[half(mat_hy[l >> 1u], l)];
+            var m = fy;
+            if (fy == MIXED) {
+                m = half(mat_hy[l >> 1u], l);
             }
-            hy[l] = hy[l] - c * ((ex[l + 1u] - ex[l]) * g.inv_dz - (ez[l + g.sx] - ez[l]) * g.inv_dx);
+            let c = tab[m];
+            vy = vy - c * (dz_ex - dx_ez);
+            if (la != NONE) {
+                let w = at(la, 0u, i, j, k);
+                let n = g.lay[la].len;
+                let ps = tab[w.y] * qa.s0 + tab[w.y + n] * dx_ez;
+                psi0[w.x] = ps;
+                vy = vy + c * (tab[w.y + 2u * n] * dx_ez + ps);
+            }
+            if (lc != NONE) {
+                let w = at(lc, 2u, i, j, k);
+                let n = g.lay[lc].len;
+                let ps = tab[w.y] * qc.s1 + tab[w.y + n] * dz_ex;
+                psi1[w.x] = ps;
+                vy = vy + -c * (tab[w.y + 2u * n] * dz_ex + ps);
+            }
+            hy[l] = vy;
         }
-        // Hz: i < nx, j < ny, k <= nz.
+        // Hz: i < nx, j < ny, k <= nz; CPML: x layers (slot 3, -), then y layers (slot 2, +).
         if (j < g.ny) {
-            let f = rows[2u * nrow + row];
-            var c: f32;
-            if (f != MIXED) {
-                c = db[f];
-            } else {
-                c = db[half(mat_hz[l >> 1u], l)];
+            var m = fz;
+            if (fz == MIXED) {
+                m = half(mat_hz[l >> 1u], l);
             }
-            hz[l] = hz[l] - c * ((ey[l + g.sx] - ey[l]) * g.inv_dx - (ex[l + g.sy] - ex[l]) * g.inv_dy);
+            let c = tab[m];
+            vz = vz - c * (dx_ey - dy_ex);
+            if (la != NONE) {
+                let w = at(la, 0u, i, j, k);
+                let n = g.lay[la].len;
+                let ps = tab[w.y] * qa.s1 + tab[w.y + n] * dx_ey;
+                psi1[w.x] = ps;
+                vz = vz + -c * (tab[w.y + 2u * n] * dx_ey + ps);
+            }
+            if (lb != NONE) {
+                let w = at(lb, 1u, i, j, k);
+                let n = g.lay[lb].len;
+                let ps = tab[w.y] * qb.s0 + tab[w.y + n] * dy_ex;
+                psi0[w.x] = ps;
+                vz = vz + c * (tab[w.y + 2u * n] * dy_ex + ps);
+            }
+            hz[l] = vz;
         }
     }
 }

@@ -8,8 +8,8 @@
 //!     [--unchecked] [--dielectric] [--profile] [--device NAME]
 //! ```
 //!
-//! `--cpml 0` leaves PEC walls only (bulk kernels alone); `--linear` sets the workgroup
-//! size of the linear kernels (CPML, faces, probes); `--profile` also prints the GPU
+//! `--cpml 0` leaves PEC walls only (no CPML work); `--linear` sets the workgroup
+//! size of the linear kernels (faces, periodic copies, probes); `--profile` also prints the GPU
 //! time per kernel (timestamp queries, one pass per dispatch).
 //!
 //! Prints one line per (size, variant): Mcells/s over the timed steps (after a warm-up),

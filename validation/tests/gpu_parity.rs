@@ -30,10 +30,11 @@ use std::sync::Arc;
 /// add up roughly like a random walk over the steps, faster in lossless resonators.
 ///
 /// Measured (120-240 steps, every case below): lavapipe (LLVM 15) is bit-exact (0);
-/// the NVIDIA H200 (driver 580) gives at most 8.5e-6 on the hand-made cases and 5.5e-5
-/// on the example scenes (the dipole's on-axis Hx, which vanishes by symmetry and holds
-/// only rounding noise; 1.6e-5 on the cavity). 5e-4 leaves a margin of 9x for other
-/// drivers and longer runs, while any real discrepancy (a wrong coefficient, stencil
+/// the NVIDIA H200 (driver 580, with the CPML fused into the bulk kernels) gives at most
+/// 8.4e-6 on the hand-made cases, 4.1e-6 on snapshots, 1.8e-5 on the example scenes
+/// and 1.17e-4 on the dipole's on-axis Hy, which vanishes by symmetry and holds only
+/// rounding noise. 5e-4 leaves a margin of 4x on that worst series (40x elsewhere) for
+/// other drivers and longer runs, while any real discrepancy (a wrong coefficient, stencil
 /// index, range, boundary image or step order) gives 1e-2 to 1: one flipped sign in
 /// the PMC image rule gave 1.06.
 const TOLERANCE: f64 = 5e-4;

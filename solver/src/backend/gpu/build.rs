@@ -3,13 +3,14 @@
 //! Everything a step needs is prepared once: one uniform parameter block and one bind
 //! group per dispatch, in the CPU backend's order (`backend/cpu/mod.rs::step_one`):
 //!
-//! 1. H bulk; CPML corrections to H (layer by layer, like `cpml::correct_h`);
-//!    magnetic sources; H ghost planes (and the periodic-x image of H[nx−1]).
-//! 2. E bulk; E on PMC/periodic face planes; CPML corrections to E; electric sources;
-//!    periodic copies (x, then y, then z); E ghost planes.
+//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); magnetic
+//!    sources; H ghost planes (and the periodic-x image of H[nx−1]).
+//! 2. E on PMC/periodic face planes; E bulk with the CPML corrections to E (face-plane
+//!    samples included) fused in (`update_e.wgsl`); electric sources; periodic copies
+//!    (x, then y, then z); E ghost planes.
 //! 3. Probe sampling.
 use super::kernels::{Kernel, Kernels, Shapes};
-use super::layout::{Layout, MAX_STEPS, PARAM_BYTES};
+use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use crate::model::{FaceKind, Model};
 use crate::scene::SourceKind;
 use wgpu::util::DeviceExt;
@@ -61,11 +62,13 @@ pub struct Built {
 }
 
 /// One piece's part of one CPML ψ array: floats `offset .. offset + len` of the
-/// layer's array `slot` in the CPU backend's layout (`SolverState::psi`).
+/// layer's array `slot` in the CPU backend's layout (`SolverState::psi`), held at
+/// floats `at .. at + len` of `buffer`.
 pub struct PsiBuf {
     pub layer: usize,
     pub slot: usize,
     pub buffer: wgpu::Buffer,
+    pub at: usize,
     pub offset: usize,
     pub len: usize,
 }
@@ -144,7 +147,8 @@ impl Builder<'_> {
     }
 
     fn params(&mut self, words: &[u32]) -> wgpu::Buffer {
-        let mut data = vec![0u8; PARAM_BYTES as usize];
+        let bytes = (4 * words.len()).next_multiple_of(16).max(PARAM_BYTES as usize);
+        let mut data = vec![0u8; bytes];
         data[..4 * words.len()].copy_from_slice(bytemuck::cast_slice(words));
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("kernel parameters"),
@@ -257,31 +261,36 @@ pub fn build(
     let np = layout.pieces.len();
     let names = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
 
-    // Shared tables.
+    // Coefficient tables, each followed by the CPML profiles of its phase (b, a,
+    // 1/κ − 1 per layer): `tab` of update_e / update_h.
     let coef_e: Vec<f32> = model.coefs.e.iter().flat_map(|c| c.iter().copied()).collect();
-    let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
-    let coef_h = b.storage_init("coefs.h", bytemuck::cast_slice(&model.coefs.h));
-    // CPML profiles: per layer e.b, e.a, e.kinv, h.b, h.a, h.kinv.
-    let mut prof = Vec::<f32>::new();
-    let mut prof_off = Vec::new();
+    let mut tab_e = coef_e.clone();
+    let mut tab_h = model.coefs.h.clone();
+    let mut prof_e = Vec::new();
+    let mut prof_h = Vec::new();
     for l in &model.cpml {
-        let mut offs = [0usize; 6];
-        for (s, v) in [&l.e.b, &l.e.a, &l.e.kinv, &l.h.b, &l.h.a, &l.h.kinv]
-            .into_iter()
-            .enumerate()
-        {
-            offs[s] = prof.len();
-            prof.extend_from_slice(v);
+        prof_e.push(tab_e.len());
+        for v in [&l.e.b, &l.e.a, &l.e.kinv] {
+            tab_e.extend_from_slice(v);
         }
-        prof_off.push(offs);
+        prof_h.push(tab_h.len());
+        for v in [&l.h.b, &l.h.a, &l.h.kinv] {
+            tab_h.extend_from_slice(v);
+        }
     }
-    let profiles = b.storage_init("CPML profiles", bytemuck::cast_slice(&prof));
+    let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
+    let tab_e = b.storage_init("coefs.e + CPML E profiles", bytemuck::cast_slice(&tab_e));
+    let tab_h = b.storage_init("coefs.h + CPML H profiles", bytemuck::cast_slice(&tab_h));
+    // Box of E samples the CPML corrects, per component (`cpml.rs::e_range`).
+    let e_box: [[(usize, usize); 3]; 3] = std::array::from_fn(|c| std::array::from_fn(|u| e_range(model, c, u)));
 
     // Per-piece arrays.
     let mut fields = Vec::with_capacity(np);
     let mut mats = Vec::with_capacity(np);
     let mut rows = Vec::with_capacity(np);
+    // [E, H] parameter blocks and ψ buffers ([slot 0, slot 1] / [slot 2, slot 3]).
     let mut grid_params = Vec::with_capacity(np);
+    let mut psi_bufs = Vec::with_capacity(np);
     for p in 0..np {
         let piece = layout.pieces[p];
         let len = layout.field_len(p);
@@ -303,7 +312,7 @@ pub fn build(
         let re = b.storage_init("row flags E", bytemuck::cast_slice(&rows_of(0..3)));
         let rh = b.storage_init("row flags H", bytemuck::cast_slice(&rows_of(3..6)));
         rows.push([re, rh]);
-        let words = [
+        let header = [
             u(nx),
             u(ny),
             u(nz),
@@ -317,7 +326,44 @@ pub fn build(
             f(idz),
             0,
         ];
-        grid_params.push(b.params(&words));
+        let mut params = Vec::new();
+        let mut psis = Vec::new();
+        for electric in [true, false] {
+            let (table, words) = layer_table(model, piece, if electric { &prof_e } else { &prof_h }, electric);
+            let mut w = header.to_vec();
+            for side in [0, 1] {
+                for bx in &e_box {
+                    w.extend([0, 1, 2].map(|a| u(if side == 0 { bx[a].0 } else { bx[a].1 })));
+                    w.push(0);
+                }
+            }
+            w.extend(words);
+            params.push(b.params(&w));
+            let total: usize = table.iter().map(|s| s.len).sum();
+            let phase = if electric { "E" } else { "H" };
+            let bufs: [wgpu::Buffer; 2] =
+                std::array::from_fn(|t| b.field(&format!("CPML psi {phase} slot {t} piece {p}"), total));
+            for s in &table {
+                if s.len == 0 {
+                    continue;
+                }
+                for (t, buf) in bufs.iter().enumerate() {
+                    b.psi.push(PsiBuf {
+                        layer: s.layer,
+                        slot: t + if electric { 0 } else { 2 },
+                        buffer: buf.clone(),
+                        at: s.at,
+                        offset: s.offset,
+                        len: s.len,
+                    });
+                }
+            }
+            psis.push(bufs);
+        }
+        let [pe, ph]: [wgpu::Buffer; 2] = params.try_into().expect("two phases");
+        grid_params.push([pe, ph]);
+        let [se, sh]: [[wgpu::Buffer; 2]; 2] = psis.try_into().expect("two phases");
+        psi_bufs.push([se, sh]);
     }
 
     // Per-submission buffers.
@@ -374,7 +420,7 @@ pub fn build(
         let bg = b.bind(
             Kernel::UpdateH,
             &[
-                (0, &grid_params[p]),
+                (0, &grid_params[p][1]),
                 (1, ex),
                 (2, ey),
                 (3, ez),
@@ -385,7 +431,9 @@ pub fn build(
                 (8, my),
                 (9, mz),
                 (10, &rows[p][1]),
-                (11, &coef_h),
+                (11, &tab_h),
+                (12, &psi_bufs[p][1][0]),
+                (13, &psi_bufs[p][1][1]),
             ],
         );
         ops.push(Op {
@@ -396,9 +444,6 @@ pub fn build(
             label: "",
         });
     }
-    cpml_ops(
-        &mut b, model, layout, &fields, &mats, &coef_e, &coef_h, &profiles, &prof_off, false, &mut ops,
-    );
     source_ops(&mut b, model, layout, &fields, &values, false, &mut ops);
     // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
     for p in 0..np.saturating_sub(1) {
@@ -416,13 +461,16 @@ pub fn build(
     }
 
     // ---- E phase ----------------------------------------------------------------
+    // Face planes first (as the CPU does): update_e then adds the CPML corrections of
+    // face-plane samples on top of their update.
+    face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
     for p in 0..np {
         let [ex, ey, ez, hx, hy, hz] = &fields[p];
         let [mx, my, mz, _, _, _] = &mats[p];
         let bg = b.bind(
             Kernel::UpdateE,
             &[
-                (0, &grid_params[p]),
+                (0, &grid_params[p][0]),
                 (1, ex),
                 (2, ey),
                 (3, ez),
@@ -433,7 +481,9 @@ pub fn build(
                 (8, my),
                 (9, mz),
                 (10, &rows[p][0]),
-                (11, &coef_e),
+                (11, &tab_e),
+                (12, &psi_bufs[p][0][0]),
+                (13, &psi_bufs[p][0][1]),
             ],
         );
         ops.push(Op {
@@ -444,10 +494,6 @@ pub fn build(
             label: "",
         });
     }
-    face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
-    cpml_ops(
-        &mut b, model, layout, &fields, &mats, &coef_e, &coef_h, &profiles, &prof_off, true, &mut ops,
-    );
     source_ops(&mut b, model, layout, &fields, &values, true, &mut ops);
     // Periodic copies, in the CPU's axis order.
     if model.faces[0] == FaceKind::Periodic {
@@ -553,8 +599,9 @@ pub fn build(
         .collect();
 
     let mut keep = std::mem::take(&mut b.keep);
-    keep.extend([coef_e, coef_h, profiles]);
-    keep.extend(grid_params);
+    keep.extend([coef_e, tab_e, tab_h]);
+    keep.extend(grid_params.into_iter().flatten());
+    keep.extend(psi_bufs.into_iter().flatten().flatten());
     for m in mats {
         keep.extend(m);
     }
@@ -579,178 +626,67 @@ pub fn build(
     }
 }
 
-/// CPML passes of one phase, mirroring `backend/cpu/cpml.rs::passes`: per layer (in
-/// model order) one dispatch per piece doing the layer's two passes of this phase.
-#[allow(clippy::too_many_arguments)]
-fn cpml_ops(
-    b: &mut Builder,
-    model: &Model,
-    layout: &Layout,
-    fields: &[[wgpu::Buffer; 6]],
-    mats: &[[wgpu::Buffer; 6]],
-    coef_e: &wgpu::Buffer,
-    coef_h: &wgpu::Buffer,
-    profiles: &wgpu::Buffer,
-    prof_off: &[[usize; 6]],
-    electric: bool,
-    ops: &mut Vec<Op>,
-) {
-    let g = &model.grid;
-    let n = g.n;
-    let dims = g.dims();
-    // Strides of the piece buffers (rows may be padded), not of the model's arrays.
-    let strides = [layout.sx, layout.sy, 1];
-    let inv = g.inv_d();
-    // Stand-ins for the buffers of a pass with nothing to do on a piece (a binding
-    // must not be empty, and two writable bindings must not alias).
-    let dummy: [wgpu::Buffer; 3] = std::array::from_fn(|_| b.field("CPML placeholder", 2));
+/// Where one layer's ψ arrays of one phase sit on one piece: floats `at .. at + len`
+/// of the piece's two ψ buffers (slot 0 and 1 of E, or 2 and 3 of H, at the same
+/// place), holding floats `offset .. offset + len` of the CPU's arrays.
+struct PsiSegment {
+    layer: usize,
+    at: usize,
+    offset: usize,
+    len: usize,
+}
+
+/// The layer table of update_e / update_h for one piece and phase (`Layer` in the
+/// shaders, index 2·axis + high; 8 words each) and where each layer's ψ goes.
+/// `prof[l]`: offset of layer l's profile in the phase's coefficient table.
+fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, Vec<u32>) {
+    let dims = model.grid.dims();
+    let mut words = vec![0u32; 6 * 8];
+    let mut segs = Vec::new();
+    let mut at = 0;
     for (li, l) in model.cpml.iter().enumerate() {
         let a = l.axis;
-        let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
-        // (target, source, sign) of the two passes: slots 0, 1 (E) or 2, 3 (H).
-        let passes: [(usize, usize, f32); 2] = if electric {
-            [(a1, 3 + a2, -1.0), (a2, 3 + a1, 1.0)]
+        let (first, len) = if electric {
+            (l.e_first, l.e.len())
         } else {
-            [(3 + a1, a2, 1.0), (3 + a2, a1, -1.0)]
-        };
-        let (first, len, off) = if electric {
-            (l.e_first, l.e.len(), &prof_off[li][0..3])
-        } else {
-            (l.h_first, l.h.len(), &prof_off[li][3..6])
+            (l.h_first, l.h.len())
         };
         if len == 0 {
             continue;
         }
-        let ranges = passes.map(|(tc, _, _)| {
-            let c = tc % 3;
-            let mut range: [(usize, usize); 3] = if electric {
-                [0, 1, 2].map(|u| e_range(model, c, u))
-            } else {
-                // H_c: integer along its own axis (0..=n), half-integer along the others.
-                [0, 1, 2].map(|u| if u == c { (0, n[u] + 1) } else { (0, n[u]) })
-            };
-            range[a] = (first, first + len);
-            range
-        });
         let mut pd = dims;
         pd[a] = len;
-        for (p, piece) in layout.pieces.iter().enumerate() {
-            // Each pass's box on this piece, or None.
-            let boxes = ranges.map(|r| {
-                let mut r = r;
-                r[0] = (r[0].0.max(piece.i0), r[0].1.min(piece.end()));
-                r.iter().all(|&(lo, hi)| hi > lo).then_some(r)
-            });
-            let live: Vec<&[(usize, usize); 3]> = boxes.iter().flatten().collect();
-            if live.is_empty() {
-                continue;
-            }
-            let union: [(usize, usize); 3] = std::array::from_fn(|u| {
-                (
-                    live.iter().map(|r| r[u].0).min().unwrap(),
-                    live.iter().map(|r| r[u].1).max().unwrap(),
-                )
-            });
-            let (psi_i0, psi_planes) = if a == 0 {
-                let s = piece.i0.max(first);
-                (s, piece.end().min(first + len) - s)
-            } else {
-                (piece.i0, piece.planes)
-            };
-            let psi: [Option<wgpu::Buffer>; 2] = std::array::from_fn(|t| {
-                boxes[t].map(|_| {
-                    let len = psi_planes * pd[1] * pd[2];
-                    let buffer = b.field(&format!("CPML psi layer {li} component {} piece {p}", passes[t].0), len);
-                    // x planes of the CPU's ψ array: from `first` for x layers, else from 0.
-                    let x_origin = if a == 0 { first } else { 0 };
-                    b.psi.push(PsiBuf {
-                        layer: li,
-                        slot: t + if electric { 0 } else { 2 },
-                        buffer: buffer.clone(),
-                        offset: (psi_i0 - x_origin) * pd[1] * pd[2],
-                        len,
-                    });
-                    buffer
-                })
-            });
-            let count = (0..3).map(|u| union[u].1 - union[u].0).product::<usize>();
-            let mut words = vec![
-                u(union[0].0),
-                u(union[0].1),
-                u(union[1].0),
-                u(union[1].1),
-                u(union[2].0),
-                u(union[2].1),
-                u(piece.i0),
-                u(layout.sx),
-                u(layout.sy),
-                u(a),
-                u(first),
-                u(strides[a]),
-                u(psi_i0),
-                u(pd[1]),
-                u(pd[2]),
-                u(off[0]),
-                u(off[1]),
-                u(off[2]),
-                u32::from(electric),
-                u(count),
-                0,
-                f(inv[a]),
-                0,
-                0,
-            ];
-            for bx in boxes {
-                // lo, hi as vec4 (an empty box disables the pass).
-                let r = bx.unwrap_or([(0, 0); 3]);
-                words.extend([u(r[0].0), u(r[1].0), u(r[2].0), 0]);
-                words.extend([u(r[0].1), u(r[1].1), u(r[2].1), 0]);
-            }
-            words.extend([f(passes[0].2), f(passes[1].2), 0, 0]);
-            let live_or = |t: usize, real: &wgpu::Buffer, stand_in: usize| -> wgpu::Buffer {
-                if boxes[t].is_some() {
-                    real.clone()
-                } else {
-                    dummy[stand_in].clone()
-                }
-            };
-            let dst = [0, 1].map(|t| live_or(t, &fields[p][passes[t].0], 0));
-            let src = [0, 1].map(|t| live_or(t, &fields[p][passes[t].1], 2));
-            let mat = [0, 1].map(|t| live_or(t, &mats[p][passes[t].0], 2));
-            let ps = [0, 1].map(|t| psi[t].clone().unwrap_or_else(|| dummy[1].clone()));
-            let op = b.linear_op(
-                Kernel::Cpml,
-                count,
-                words,
-                20,
-                &[
-                    (1, &dst[0]),
-                    (2, &dst[1]),
-                    (3, &src[0]),
-                    (4, &src[1]),
-                    (5, &ps[0]),
-                    (6, &ps[1]),
-                    (7, &mat[0]),
-                    (8, &mat[1]),
-                    (9, coef_e),
-                    (10, coef_h),
-                    (11, profiles),
-                ],
-                0,
-            );
-            let label = match (electric, a) {
-                (true, 0) => "cpml E, x layer",
-                (true, 1) => "cpml E, y layer",
-                (true, _) => "cpml E, z layer",
-                (false, 0) => "cpml H, x layer",
-                (false, 1) => "cpml H, y layer",
-                (false, _) => "cpml H, z layer",
-            };
-            ops.push(Op { label, ..op });
-            b.keep.extend(psi.into_iter().flatten());
-        }
+        let (psx, psy) = (pd[1] * pd[2], pd[2]);
+        // x planes of the layer's ψ on this piece: from x0, `planes` of them.
+        let (x0, planes) = if a == 0 {
+            let s = piece.i0.max(first);
+            (s, piece.end().min(first + len).saturating_sub(s))
+        } else {
+            (piece.i0, piece.planes)
+        };
+        let n = planes * psx;
+        let slot = 2 * a + usize::from(l.high);
+        words[8 * slot..8 * slot + 8].copy_from_slice(&[
+            u(first),
+            u(len),
+            u(x0),
+            u(psx),
+            u(psy),
+            u(at),
+            u(prof[li]),
+            0,
+        ]);
+        // The CPU's ψ array starts at x plane `first` for x layers, else at 0.
+        let x_origin = if a == 0 { first } else { 0 };
+        segs.push(PsiSegment {
+            layer: li,
+            at,
+            offset: (x0 - x_origin) * psx,
+            len: n,
+        });
+        at += n;
     }
-    b.keep.extend(dummy);
+    (segs, words)
 }
 
 /// Face-plane jobs for PMC and periodic faces, mirroring the loops of

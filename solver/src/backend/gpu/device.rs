@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 pub const MAX_BINDING_ENV: &str = "FDTD_GPU_MAX_BINDING";
 
 /// Storage buffers one kernel binds at most (update_e / update_h: 3 + 3 fields,
-/// 3 material-index arrays, row flags, coefficients).
-pub const STORAGE_BUFFERS_NEEDED: u32 = 11;
+/// 3 material-index arrays, row flags, coefficients and CPML profiles, 2 CPML ψ).
+pub const STORAGE_BUFFERS_NEEDED: u32 = 13;
 
 /// What the device can give, as far as we can tell.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,6 @@ use super::super::BackendError;
 pub const SHADERS: &[(&str, &str)] = &[
     ("update_h.wgsl", include_str!("../../../../shaders/update_h.wgsl")),
     ("update_e.wgsl", include_str!("../../../../shaders/update_e.wgsl")),
-    ("cpml.wgsl", include_str!("../../../../shaders/cpml.wgsl")),
     ("boundary.wgsl", include_str!("../../../../shaders/boundary.wgsl")),
     ("copy.wgsl", include_str!("../../../../shaders/copy.wgsl")),
     (
@@ -20,7 +19,6 @@ pub const SHADERS: &[(&str, &str)] = &[
 pub enum Kernel {
     UpdateH,
     UpdateE,
-    Cpml,
     Faces,
     PeriodicYz,
     CopyBetween,
@@ -41,10 +39,9 @@ enum Ty {
 use Ty::{Ro, Rw, Uniform};
 
 impl Kernel {
-    pub const ALL: [Kernel; 10] = [
+    pub const ALL: [Kernel; 9] = [
         Kernel::UpdateH,
         Kernel::UpdateE,
-        Kernel::Cpml,
         Kernel::Faces,
         Kernel::PeriodicYz,
         Kernel::CopyBetween,
@@ -58,7 +55,6 @@ impl Kernel {
         match self {
             Kernel::UpdateH => "update_h.wgsl",
             Kernel::UpdateE => "update_e.wgsl",
-            Kernel::Cpml => "cpml.wgsl",
             Kernel::Faces | Kernel::PeriodicYz => "boundary.wgsl",
             Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => "copy.wgsl",
             Kernel::Sources | Kernel::Probes => "sources_probes.wgsl",
@@ -69,7 +65,6 @@ impl Kernel {
         match self {
             Kernel::UpdateH => "update_h",
             Kernel::UpdateE => "update_e",
-            Kernel::Cpml => "cpml",
             Kernel::Faces => "update_e_faces",
             Kernel::PeriodicYz => "periodic_yz",
             Kernel::CopyBetween => "copy_between",
@@ -96,6 +91,8 @@ impl Kernel {
                 (9, Ro),
                 (10, Ro),
                 (11, Ro),
+                (12, Rw),
+                (13, Rw),
             ],
             Kernel::UpdateE => &[
                 (0, Uniform),
@@ -110,20 +107,8 @@ impl Kernel {
                 (9, Ro),
                 (10, Ro),
                 (11, Ro),
-            ],
-            Kernel::Cpml => &[
-                (0, Uniform),
-                (1, Rw),
-                (2, Rw),
-                (3, Ro),
-                (4, Ro),
-                (5, Rw),
-                (6, Rw),
-                (7, Ro),
-                (8, Ro),
-                (9, Ro),
-                (10, Ro),
-                (11, Ro),
+                (12, Rw),
+                (13, Rw),
             ],
             Kernel::Faces => &[
                 (0, Uniform),
@@ -166,7 +151,7 @@ impl Kernel {
 pub struct Shapes {
     /// Bulk H/E kernels: threads along z (contiguous) and along y.
     pub bulk: [u32; 2],
-    /// Linear kernels (CPML, faces, copies, probes).
+    /// Linear kernels (faces, periodic copies, probes).
     pub linear: u32,
 }
 
@@ -223,6 +208,21 @@ impl Shapes {
 /// on storage-buffer indices (a benchmarking aid; the default keeps them).
 pub const UNCHECKED_ENV: &str = "FDTD_GPU_UNCHECKED";
 
+/// Environment variable naming a directory of WGSL files that replace the compiled-in
+/// copies of the same name (kernel experiments without a rebuild; the bindings must
+/// stay those of [`Kernel`]). Files missing there keep the compiled-in text.
+pub const SHADER_DIR_ENV: &str = "FDTD_GPU_SHADERS";
+
+/// The WGSL text of shader `name`: from [`SHADER_DIR_ENV`] if set and present there.
+fn shader_source(name: &str, compiled: &'static str) -> std::borrow::Cow<'static, str> {
+    if let Some(dir) = std::env::var_os(SHADER_DIR_ENV) {
+        if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(name)) {
+            return text.into();
+        }
+    }
+    compiled.into()
+}
+
 /// The pipelines and their bind group layouts, indexed like [`Kernel::ALL`].
 pub struct Kernels {
     pub pipelines: Vec<wgpu::ComputePipeline>,
@@ -239,7 +239,7 @@ impl Kernels {
             .map(|(name, src)| {
                 let desc = wgpu::ShaderModuleDescriptor {
                     label: Some(name),
-                    source: wgpu::ShaderSource::Wgsl((*src).into()),
+                    source: wgpu::ShaderSource::Wgsl(shader_source(name, src)),
                 };
                 let module = if unchecked {
                     // SAFETY: every index the kernels compute stays inside its binding

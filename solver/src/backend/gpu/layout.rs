@@ -11,7 +11,9 @@
 //!   `sy ≥ nz + 1` may round rows up to an aligned length (`row_align`) and
 //!   `sx = (ny + 1)·sy`;
 //! * uniform-row flags (E and H, three components each) cover the owned planes;
-//! * CPML ψ arrays cover the part of their layer inside the owned planes.
+//! * CPML ψ arrays cover the part of their layer inside the owned planes; a piece holds
+//!   those of one phase (E or H) and one target (the layer axis + 1 or + 2) for every
+//!   layer in one buffer, so four ψ buffers per piece, each also within the cap.
 //!
 //! The ghost planes make every stencil local to a piece: after the H phase of a step
 //! each piece's low ghost receives Hy, Hz of the plane below it (for the first piece,
@@ -88,7 +90,25 @@ impl Layout {
         // Fields: (planes + 2 ghosts) · plane ≤ cap; row flags: 3 · planes · (ny+1) · 4 ≤ cap.
         let by_field = (cap / plane).saturating_sub(2);
         let by_rows = cap / (12 * (ny as u64 + 1));
-        let max_planes = by_field.min(by_rows) as usize;
+        let by_binding = by_field.min(by_rows) as usize;
+        // ψ of one phase and target on a piece of p planes grows with p: the largest p
+        // that fits (p = 1 always does when the fields do: the layers on one axis are
+        // together thinner than the axis, so that ψ is below 3 planes).
+        let psi_fits = |p: usize| 4 * psi_floats_bound(model, p) <= cap;
+        let max_planes = if by_binding == 0 || psi_fits(by_binding) {
+            by_binding
+        } else {
+            let (mut lo, mut hi) = (0, by_binding);
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if psi_fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
         if max_planes == 0 {
             return Err(BackendError::DoesNotFit(format!(
                 "one y-z plane of the grid ({} x {} samples, {} per field component) with its two ghost \
@@ -154,6 +174,26 @@ impl Layout {
     }
 }
 
+/// An upper bound on the floats of one ψ buffer (one phase, one target, every layer)
+/// of a piece of `p` planes, wherever it lies: the x layers hold at most
+/// `min(p, their thickness together)` of its planes, y and z layers all of them. H
+/// profiles are the longer ones (one sample more than E per layer).
+fn psi_floats_bound(model: &Model, p: usize) -> u64 {
+    let [_, d1, d2] = model.grid.dims();
+    let len = |l: &crate::model::CpmlLayer| l.h.len().max(l.e.len());
+    let x_planes: usize = model.cpml.iter().filter(|l| l.axis == 0).map(len).sum();
+    let yz: usize = model
+        .cpml
+        .iter()
+        .map(|l| match l.axis {
+            1 => len(l) * d2,
+            2 => d1 * len(l),
+            _ => 0,
+        })
+        .sum();
+    (p.min(x_planes) * d1 * d2 + p * yz) as u64
+}
+
 /// The memory plan of the GPU backend: the common buffers plus the GPU's own.
 pub fn plan(model: &Model, layout: &Layout) -> Plan {
     let mut p = Plan::common(model, 2);
@@ -195,16 +235,16 @@ pub fn plan(model: &Model, layout: &Layout) -> Plan {
     p.add("readback staging (gather + map)", 2 * layout.staging);
     p.add(
         "kernel parameters and step records (uniform)",
-        STEP_RECORD_BYTES * MAX_STEPS as u64 + PARAM_BYTES * estimated_dispatches(model, layout),
+        STEP_RECORD_BYTES * MAX_STEPS as u64 + PARAM_BYTES * estimated_dispatches(layout),
     );
     p
 }
 
 /// Parameter blocks the backend creates (one per prepared dispatch).
-fn estimated_dispatches(model: &Model, layout: &Layout) -> u64 {
+fn estimated_dispatches(layout: &Layout) -> u64 {
     let p = layout.pieces.len() as u64;
-    // bulk H and E, 4 CPML passes per layer, up to 12 face jobs, periodic, ghost copies.
-    p * (2 + 4 * model.cpml.len() as u64 + 12 + 2) + 4 * p + 8
+    // bulk H and E (two blocks each), up to 12 face jobs, periodic, ghost copies.
+    p * (4 + 12 + 2) + 4 * p + 8
 }
 
 /// Check the plan against the device; the message says what would fit.

@@ -884,7 +884,7 @@ impl Backend for GpuBackend {
             .map(|l| std::array::from_fn(|slot| vec![0f32; l.psi_dims(g, slot < 2).iter().product()]))
             .collect();
         for pb in &self.built.psi {
-            let data = self.read_buffer(&pb.buffer, 0, pb.len)?;
+            let data = self.read_buffer(&pb.buffer, pb.at, pb.len)?;
             out.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len].copy_from_slice(&data);
         }
         Ok(out)
@@ -923,7 +923,7 @@ impl Backend for GpuBackend {
         }
         for pb in &self.built.psi {
             let data = &state.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len];
-            self.write_staged(&pb.buffer, 0, data, &mut pending)?;
+            self.write_staged(&pb.buffer, pb.at, data, &mut pending)?;
         }
         self.queue.submit([]);
         self.wait()
