@@ -413,36 +413,43 @@ pub fn build(
         ]
     };
 
-    // ---- H phase ----------------------------------------------------------------
-    for p in 0..np {
+    // One bulk dispatch of piece `p`: `s` = 0 for update_e, 1 for update_h, the index
+    // into the per-phase kernel parameters, row flags and ψ buffers.
+    let bulk_op = |b: &Builder, p: usize, s: usize| {
+        let kernel = [Kernel::UpdateE, Kernel::UpdateH][s];
         let [ex, ey, ez, hx, hy, hz] = &fields[p];
-        let [_, _, _, mx, my, mz] = &mats[p];
+        let m = &mats[p][3 * s..3 * s + 3];
         let bg = b.bind(
-            Kernel::UpdateH,
+            kernel,
             &[
-                (0, &grid_params[p][1]),
+                (0, &grid_params[p][s]),
                 (1, ex),
                 (2, ey),
                 (3, ez),
                 (4, hx),
                 (5, hy),
                 (6, hz),
-                (7, mx),
-                (8, my),
-                (9, mz),
-                (10, &rows[p][1]),
-                (11, &tab_h),
-                (12, &psi_bufs[p][1][0]),
-                (13, &psi_bufs[p][1][1]),
+                (7, &m[0]),
+                (8, &m[1]),
+                (9, &m[2]),
+                (10, &rows[p][s]),
+                (11, [&tab_e, &tab_h][s]),
+                (12, &psi_bufs[p][s][0]),
+                (13, &psi_bufs[p][s][1]),
             ],
         );
-        ops.push(Op {
-            kernel: Kernel::UpdateH,
+        Op {
+            kernel,
             bg,
             groups: bulk_groups(p),
             probe: false,
             label: "",
-        });
+        }
+    };
+
+    // ---- H phase ----------------------------------------------------------------
+    for p in 0..np {
+        ops.push(bulk_op(&b, p, 1));
     }
     source_ops(&mut b, model, layout, &fields, &values, false, &mut ops);
     // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
@@ -465,34 +472,7 @@ pub fn build(
     // face-plane samples on top of their update.
     face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
     for p in 0..np {
-        let [ex, ey, ez, hx, hy, hz] = &fields[p];
-        let [mx, my, mz, _, _, _] = &mats[p];
-        let bg = b.bind(
-            Kernel::UpdateE,
-            &[
-                (0, &grid_params[p][0]),
-                (1, ex),
-                (2, ey),
-                (3, ez),
-                (4, hx),
-                (5, hy),
-                (6, hz),
-                (7, mx),
-                (8, my),
-                (9, mz),
-                (10, &rows[p][0]),
-                (11, &tab_e),
-                (12, &psi_bufs[p][0][0]),
-                (13, &psi_bufs[p][0][1]),
-            ],
-        );
-        ops.push(Op {
-            kernel: Kernel::UpdateE,
-            bg,
-            groups: bulk_groups(p),
-            probe: false,
-            label: "",
-        });
+        ops.push(bulk_op(&b, p, 0));
     }
     source_ops(&mut b, model, layout, &fields, &values, true, &mut ops);
     // Periodic copies, in the CPU's axis order.
