@@ -12,7 +12,7 @@ pub use grid::Grid;
 pub use materials::{CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
-use crate::scene::{Boundary, Scene, SourceKind};
+use crate::scene::{Boundary, Scene};
 use thiserror::Error;
 
 /// Boundary kind of one face, as the kernels see it. CPML faces are PEC-backed;
@@ -140,11 +140,6 @@ impl Model {
             }
         }
         v
-    }
-
-    /// Whether any source is soft (adds current) rather than hard.
-    pub fn has_soft_sources(&self) -> bool {
-        self.sources.iter().any(|s| s.kind == SourceKind::Current)
     }
 }
 
