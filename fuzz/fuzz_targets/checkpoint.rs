@@ -3,9 +3,9 @@
 //! panic, and never allocate more than the model's own arrays (a corrupt length field
 //! must not become a huge allocation).
 #![no_main]
-use fdtd::checkpoint;
-use fdtd::model::Model;
-use fdtd::scene::Scene;
+use fdtd_core::checkpoint;
+use fdtd_core::model::Model;
+use fdtd_core::scene::Scene;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::sync::OnceLock;

@@ -2,8 +2,8 @@
 //! panic, whatever the input. Larger grids are parsed but not discretised here (the
 //! CLI refuses grids that do not fit against the available RAM instead).
 #![no_main]
-use fdtd::model::Model;
-use fdtd::scene::Scene;
+use fdtd_core::model::Model;
+use fdtd_core::scene::Scene;
 use libfuzzer_sys::fuzz_target;
 
 /// Largest grid (samples per component) discretised here: small, so that the fuzzer
@@ -24,8 +24,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = scene.checkpoint();
     if let Ok(model) = Model::discretize(&scene) {
         let _ = model.source_values(0, 2);
-        let _ = fdtd::runner::preflight(&model);
-        let _ = fdtd::checkpoint::fingerprint(&scene, &model);
-        let _ = fdtd::checkpoint::size(&model);
+        let _ = fdtd_core::runner::preflight(&model);
+        let _ = fdtd_core::checkpoint::fingerprint(&scene, &model);
+        let _ = fdtd_core::checkpoint::size(&model);
     }
 });

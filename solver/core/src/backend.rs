@@ -1,0 +1,247 @@
+//! The seam between the physics description and the machines that step it.
+//!
+//! A [`Backend`] is built from a [`Model`] and advances the fields in chunks of
+//! steps. Both implementations (`fdtd_cpu::CpuBackend`, `fdtd_gpu::GpuBackend`) run the
+//! same update equations on the same `Model`; the runner drives them identically.
+//! An [`Engine`] is what a backend crate exports to be chosen: it plans a model without
+//! allocating and builds the backend; [`create`] holds the one `auto` rule.
+use crate::model::Model;
+use crate::plan::Plan;
+use crate::Component;
+use std::sync::Arc;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum BackendError {
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
+    #[error("no usable GPU: {0}")]
+    NoDevice(String),
+    #[error("the plan does not fit: {0}")]
+    DoesNotFit(String),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Probe samples taken since the last drain: `[probe][sample component][time]`.
+pub type ProbeBuffers = Vec<Vec<Vec<f32>>>;
+
+/// A machine that steps a [`Model`]'s fields.
+pub trait Backend {
+    /// One line for logs and the HDF5 `backend`/`device` attributes.
+    fn describe(&self) -> String;
+
+    /// Advance steps `n0 .. n0 + count`. `sources` holds `count × model.sources.len()`
+    /// values from [`Model::source_values`]. Every probe whose `every` divides `n + 1`
+    /// is sampled after step `n` into the backend's probe buffers.
+    fn step(&mut self, n0: usize, count: usize, sources: &[f32]) -> Result<(), BackendError>;
+
+    /// Take the probe samples recorded since the last call.
+    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError>;
+
+    /// Copy one component over the box `lo..hi` (grid indices, exclusive), C order.
+    fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError>;
+
+    /// The whole array of one component, shape `grid.dims()`.
+    fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError>;
+
+    /// The complete solver state between chunks (for checkpoints). Probe samples are
+    /// not part of it: the runner drains them at every chunk end.
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        Err(BackendError::Unsupported(format!(
+            "{} cannot save its state",
+            self.describe()
+        )))
+    }
+
+    /// Scan every field component for NaN/Inf and for its largest magnitude (the runner's
+    /// instability check, every few hundred steps). The default reads each component
+    /// with [`Backend::read_field`]; a backend may reduce on its device instead.
+    fn scan_fields(&mut self) -> Result<[FieldScan; 6], BackendError> {
+        let mut out = [FieldScan::default(); 6];
+        for c in Component::ALL {
+            out[c.index()] = FieldScan::of(&self.read_field(c)?);
+        }
+        Ok(out)
+    }
+
+    /// Replace the solver state with `state` (from [`Backend::save_state`] of any backend
+    /// running the same model).
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        let _ = state;
+        Err(BackendError::Unsupported(format!(
+            "{} cannot load a state",
+            self.describe()
+        )))
+    }
+}
+
+/// Everything that evolves during a run, in a backend-independent layout:
+/// the six field arrays (shape `grid.dims()` each, C order) and, per CPML layer of
+/// `model.cpml`, its four ψ arrays `[E_{a+1}, E_{a+2}, H_{a+1}, H_{a+2}]`, each of shape
+/// `layer.psi_dims(grid, electric)` (C order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverState {
+    pub fields: [Vec<f32>; 6],
+    pub psi: Vec<[Vec<f32>; 4]>,
+}
+
+impl SolverState {
+    /// Check that the state's array sizes match `model`.
+    pub fn check(&self, model: &Model) -> Result<(), BackendError> {
+        let bad = |what: String| {
+            Err(BackendError::Unsupported(format!(
+                "state does not match the model: {what}"
+            )))
+        };
+        let len = model.grid.len();
+        if let Some(f) = self.fields.iter().find(|f| f.len() != len) {
+            return bad(format!("a field has {} samples, the grid {len}", f.len()));
+        }
+        if self.psi.len() != model.cpml.len() {
+            return bad(format!(
+                "{} CPML layers, the model {}",
+                self.psi.len(),
+                model.cpml.len()
+            ));
+        }
+        for (l, arrays) in model.cpml.iter().zip(&self.psi) {
+            for (slot, a) in arrays.iter().enumerate() {
+                let want: usize = l.psi_dims(&model.grid, slot < 2).iter().product();
+                if a.len() != want {
+                    return bad(format!("a ψ array has {} values, the layer {want}", a.len()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`Backend::scan_fields`] finds in one component.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FieldScan {
+    /// Flat index and value of the first NaN or ±Inf sample, if any.
+    pub non_finite: Option<(usize, f32)>,
+    /// Largest |value| among the finite samples, and the flat index of its first occurrence.
+    pub max_abs: f32,
+    pub max_at: usize,
+}
+
+impl FieldScan {
+    /// Scan one component's array.
+    pub fn of(data: &[f32]) -> FieldScan {
+        let mut s = FieldScan::default();
+        for (i, &v) in data.iter().enumerate() {
+            if !v.is_finite() {
+                s.non_finite = Some((i, v));
+                break;
+            }
+            if v.abs() > s.max_abs {
+                s.max_abs = v.abs();
+                s.max_at = i;
+            }
+        }
+        s
+    }
+}
+
+/// Which probes sample after step `n` (0-based): those with `every | n + 1`.
+pub fn probe_due(every: usize, n: usize) -> bool {
+    (n + 1) % every == 0
+}
+
+/// Helper for backends: empty probe buffers shaped like the model's probes.
+pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
+    model.probes.iter().map(|p| vec![Vec::new(); p.samples.len()]).collect()
+}
+
+/// Which backend the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    Cpu,
+    Gpu,
+    /// The GPU when a hardware one exists and the plan fits, else the CPU.
+    Auto,
+}
+
+/// Options that select and size a backend.
+#[derive(Clone, Debug, Default)]
+pub struct BackendOptions {
+    /// CPU threads (0 = all cores).
+    pub threads: usize,
+    /// GPU adapter: index from `fdtd devices`, or a case-insensitive name substring.
+    pub device: Option<String>,
+    /// Fraction of the GPU's memory budget the plan may use (default 0.9).
+    pub gpu_memory_fraction: Option<f64>,
+}
+
+/// Where an engine would run a model, without allocating anything: what `auto` decides on.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Every buffer the backend would allocate.
+    pub plan: Plan,
+    /// The device, in a few words (`llvmpipe`, `NVIDIA H200`).
+    pub device: String,
+    /// A software rasteriser (lavapipe, llvmpipe, WARP): far slower than the CPU backend.
+    pub software: bool,
+}
+
+/// A kind of backend (the CPU, a GPU), as a backend crate exports it.
+pub trait Engine: Sync {
+    /// Which choice selects it (`Cpu` or `Gpu`).
+    fn kind(&self) -> BackendChoice;
+    /// The plan on the device `opts` selects, checked against its memory; allocates nothing.
+    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError>;
+    /// Allocate and prepare the backend.
+    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError>;
+}
+
+/// Build the chosen backend for `model` from the `engines` this build has. Returns the
+/// backend and a one-line description, with why it was chosen for `auto`: the GPU when
+/// a hardware one exists and its plan fits, else the CPU. A software adapter (lavapipe,
+/// WARP) is far slower than the CPU backend: `auto` uses it only when asked for by name.
+pub fn create(
+    engines: &[&dyn Engine],
+    model: Arc<Model>,
+    choice: BackendChoice,
+    opts: &BackendOptions,
+) -> Result<(Box<dyn Backend>, String), BackendError> {
+    let find = |kind: BackendChoice| {
+        engines
+            .iter()
+            .find(|e| e.kind() == kind)
+            .ok_or_else(|| BackendError::Unsupported(format!("this build of fdtd has no {kind:?} backend")))
+    };
+    let build = |e: &dyn Engine| -> Result<(Box<dyn Backend>, String), BackendError> {
+        let b = e.create(model.clone(), opts)?;
+        let d = b.describe();
+        Ok((b, d))
+    };
+    match choice {
+        BackendChoice::Cpu | BackendChoice::Gpu => build(*find(choice)?),
+        BackendChoice::Auto => {
+            let cpu = |why: String| -> Result<(Box<dyn Backend>, String), BackendError> {
+                let (b, d) = build(*find(BackendChoice::Cpu)?)?;
+                Ok((b, format!("{d} (auto: {why})")))
+            };
+            let Ok(gpu) = find(BackendChoice::Gpu) else {
+                return cpu("this build has no GPU backend".into());
+            };
+            match gpu.plan(&model, opts) {
+                Ok(t) if t.software && opts.device.is_none() => cpu(format!(
+                    "the preferred GPU adapter, {}, is software and slower than the CPU backend",
+                    t.device
+                )),
+                Ok(_) => match build(*gpu) {
+                    Ok((b, d)) => Ok((b, format!("{d} (auto: a GPU is available and the plan fits)"))),
+                    Err(e) => cpu(e.to_string()),
+                },
+                Err(e) => cpu(e.to_string()),
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! `fdtd-core`: the discretised problem and everything that drives it, with no device
+//! and no file format in it.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! scene.toml ─parse─▶ Scene ─discretize─▶ Model ─plan─▶ Plan ─▶ Backend (cpu | gpu) ─▶ Sink (HDF5)
+//! ```
+//!
+//! * [`scene`] (re-exported from `fdtd-scene`) holds what the user wrote, in SI units.
+//! * [`model`] is the discretised problem: grid, dt, material indices, coefficient
+//!   tables, CPML profiles, sources/probes/snapshots at grid indices.
+//! * [`plan`] counts every buffer a backend will allocate, before anything large is allocated.
+//! * [`backend`] is the seam every backend (`fdtd-cpu`, `fdtd-gpu`) implements, and the
+//!   backend-independent solver state.
+//! * [`runner`] drives a backend through the steps and hands samples to a [`runner::Sink`]
+//!   (`fdtd-io` writes HDF5); [`checkpoint`] saves and restores the state.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub use fdtd_scene as scene;
+pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
+
+pub mod backend;
+pub mod checkpoint;
+pub mod model;
+pub mod plan;
+pub mod runner;
+pub mod workload;

@@ -1,0 +1,831 @@
+//! Allocation of every buffer and the per-step list of dispatches.
+//!
+//! Everything a step needs is prepared once: one uniform parameter block and one bind
+//! group per dispatch, in the CPU backend's order (`backend/cpu/mod.rs::step_one`):
+//!
+//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); magnetic
+//!    sources; H ghost planes (and the periodic-x image of H[nx−1]).
+//! 2. E on PMC/periodic face planes; E bulk with the CPML corrections to E (face-plane
+//!    samples included) fused in (`update_e.wgsl`); electric sources; periodic copies
+//!    (x, then y, then z); E ghost planes.
+//! 3. Probe sampling.
+use super::kernels::{Kernel, Kernels, Shapes};
+use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
+use fdtd_core::model::{FaceKind, Model};
+use fdtd_core::scene::SourceKind;
+use wgpu::util::DeviceExt;
+
+/// One prepared dispatch.
+pub struct Op {
+    pub kernel: Kernel,
+    pub bg: wgpu::BindGroup,
+    pub groups: [u32; 3],
+    /// Probe sampling: skipped at steps where no probe is due.
+    pub probe: bool,
+    /// Name in profiles (`profile_steps`).
+    pub label: &'static str,
+}
+
+/// Buffers of one piece (held so they live as long as the backend).
+#[allow(dead_code)]
+pub struct PieceBufs {
+    /// Ex, Ey, Ez, Hx, Hy, Hz.
+    pub fields: [wgpu::Buffer; 6],
+}
+
+/// Everything allocated for a run.
+pub struct Built {
+    #[allow(dead_code)]
+    pub pieces: Vec<PieceBufs>,
+    /// Per-step dispatches in order.
+    pub ops: Vec<Op>,
+    /// Source values of a submission, `[step][source]`.
+    pub values: wgpu::Buffer,
+    /// Step records (dynamic-offset uniform) and their bind group.
+    pub steps: wgpu::Buffer,
+    pub step_bg: wgpu::BindGroup,
+    pub step_stride: u64,
+    /// Probe slots on the device and two readback copies (two submissions in flight).
+    pub probe_out: wgpu::Buffer,
+    pub probe_maps: [wgpu::Buffer; 2],
+    /// Readback: gather parameters, packed box, mappable copy; bind groups per piece
+    /// and component.
+    pub gather_params: wgpu::Buffer,
+    pub pack: wgpu::Buffer,
+    pub map: wgpu::Buffer,
+    pub gather_bgs: Vec<Vec<wgpu::BindGroup>>,
+    /// Buffers that only need to stay alive.
+    #[allow(dead_code)]
+    pub keep: Vec<wgpu::Buffer>,
+    /// Every CPML ψ buffer and where it sits in the CPU layout (save/load state).
+    pub psi: Vec<PsiBuf>,
+}
+
+/// One piece's part of one CPML ψ array: floats `offset .. offset + len` of the
+/// layer's array `slot` in the CPU backend's layout (`SolverState::psi`), held at
+/// floats `at .. at + len` of `buffer`.
+pub struct PsiBuf {
+    pub layer: usize,
+    pub slot: usize,
+    pub buffer: wgpu::Buffer,
+    pub at: usize,
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// Index range along axis `u` of E component `ec`'s samples that the CPML updates
+/// (off PEC walls and periodic high planes): a copy of `backend/cpu/cpml.rs::e_range`.
+fn e_range(m: &Model, ec: usize, u: usize) -> (usize, usize) {
+    let n = m.grid.n[u];
+    if u == ec {
+        return (0, n);
+    }
+    let lo = match m.faces[2 * u] {
+        FaceKind::Pec | FaceKind::Cpml => 1,
+        _ => 0,
+    };
+    let hi = match m.faces[2 * u + 1] {
+        FaceKind::Pmc => n + 1,
+        _ => n,
+    };
+    (lo, hi)
+}
+
+/// Workgroups for `count` threads of a linear kernel with `wg` threads per group, as a
+/// 2-D grid within `max_dim` per dimension; returns (groups, threads per grid row).
+pub fn linear(count: usize, wg: u32, max_dim: u32) -> ([u32; 3], u32) {
+    let groups = count.div_ceil(wg as usize).max(1);
+    let x = groups.min(max_dim as usize);
+    let y = groups.div_ceil(x);
+    ([x as u32, y as u32, 1], x as u32 * wg)
+}
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+fn u(x: usize) -> u32 {
+    u32::try_from(x).expect("index fits in u32 (guaranteed by the slab layout)")
+}
+
+struct Builder<'a> {
+    device: &'a wgpu::Device,
+    kernels: &'a Kernels,
+    shapes: Shapes,
+    max_dim: u32,
+    keep: Vec<wgpu::Buffer>,
+    psi: Vec<PsiBuf>,
+}
+
+impl Builder<'_> {
+    fn storage_init(&mut self, label: &str, data: &[u8]) -> wgpu::Buffer {
+        // A binding must not be empty.
+        let pad = [0u8; 4];
+        let contents = if data.is_empty() { &pad[..] } else { data };
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        })
+    }
+
+    fn zeroed(&mut self, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn field(&mut self, label: &str, floats: usize) -> wgpu::Buffer {
+        self.zeroed(
+            label,
+            4 * floats as u64,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
+    fn params(&mut self, words: &[u32]) -> wgpu::Buffer {
+        let bytes = (4 * words.len()).next_multiple_of(16).max(PARAM_BYTES as usize);
+        let mut data = vec![0u8; bytes];
+        data[..4 * words.len()].copy_from_slice(bytemuck::cast_slice(words));
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("kernel parameters"),
+            contents: &data,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
+    fn bind(&self, k: Kernel, entries: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let e: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: self.kernels.layout(k),
+            entries: &e,
+        })
+    }
+
+    /// A linear-kernel op with its own parameter block.
+    fn linear_op(
+        &mut self,
+        k: Kernel,
+        count: usize,
+        mut words: Vec<u32>,
+        stride_at: usize,
+        bufs: &[(u32, &wgpu::Buffer)],
+        param_binding: u32,
+    ) -> Op {
+        let (groups, stride) = linear(count, Kernels::linear_wg(k, self.shapes), self.max_dim);
+        words[stride_at] = stride;
+        let pb = self.params(&words);
+        let mut entries: Vec<(u32, &wgpu::Buffer)> = vec![(param_binding, &pb)];
+        entries.extend_from_slice(bufs);
+        let bg = self.bind(k, &entries);
+        self.keep.push(pb);
+        Op {
+            kernel: k,
+            bg,
+            groups,
+            probe: false,
+            label: "",
+        }
+    }
+
+    /// Copy `count` floats between (or within) field buffers.
+    fn copy_op(&mut self, src: &wgpu::Buffer, src_off: usize, dst: &wgpu::Buffer, dst_off: usize, count: usize) -> Op {
+        let words = vec![u(src_off), u(dst_off), u(count), 0, 0, 0, 0, 0];
+        if src == dst {
+            self.linear_op(Kernel::CopyWithin, count, words, 3, &[(3, dst)], 0)
+        } else {
+            self.linear_op(Kernel::CopyBetween, count, words, 3, &[(1, src), (2, dst)], 0)
+        }
+    }
+}
+
+/// Pack u16 material indices of component `c` into the local layout of piece `p`.
+fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
+    let piece = layout.pieces[p];
+    let [nx, ny, nz] = model.grid.n;
+    let gsx = model.grid.strides()[0];
+    let mut words = vec![0u32; layout.mat_words(p)];
+    let mat = &model.mat[c];
+    for lp in 0..piece.planes + 2 {
+        // Global plane of local plane lp; ghosts outside the grid stay 0.
+        let Some(i) = (piece.i0 + lp).checked_sub(1) else {
+            continue;
+        };
+        if i > nx {
+            continue;
+        }
+        for j in 0..=ny {
+            let src = &mat[i * gsx + j * (nz + 1)..][..nz + 1];
+            let base = lp * layout.sx + j * layout.sy;
+            for (k, &m) in src.iter().enumerate() {
+                let l = base + k;
+                words[l >> 1] |= (m as u32) << ((l & 1) * 16);
+            }
+        }
+    }
+    words
+}
+
+/// Allocate every buffer and prepare the dispatches of one step.
+pub fn build(
+    device: &wgpu::Device,
+    kernels: &Kernels,
+    shapes: Shapes,
+    model: &Model,
+    layout: &Layout,
+    uniform_align: u64,
+) -> Built {
+    let max_dim = device.limits().max_compute_workgroups_per_dimension;
+    let mut b = Builder {
+        device,
+        kernels,
+        shapes,
+        max_dim,
+        keep: Vec::new(),
+        psi: Vec::new(),
+    };
+    let g = &model.grid;
+    let [nx, ny, nz] = g.n;
+    let (sx, sy) = (layout.sx, layout.sy);
+    let [idx, idy, idz] = g.inv_d();
+    let np = layout.pieces.len();
+    let names = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
+
+    // Coefficient tables, each followed by the CPML profiles of its phase (b, a,
+    // 1/κ − 1 per layer): `tab` of update_e / update_h.
+    let coef_e: Vec<f32> = model.coefs.e.iter().flat_map(|c| c.iter().copied()).collect();
+    let mut tab_e = coef_e.clone();
+    let mut tab_h = model.coefs.h.clone();
+    let mut prof_e = Vec::new();
+    let mut prof_h = Vec::new();
+    for l in &model.cpml {
+        prof_e.push(tab_e.len());
+        for v in [&l.e.b, &l.e.a, &l.e.kinv] {
+            tab_e.extend_from_slice(v);
+        }
+        prof_h.push(tab_h.len());
+        for v in [&l.h.b, &l.h.a, &l.h.kinv] {
+            tab_h.extend_from_slice(v);
+        }
+    }
+    let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
+    let tab_e = b.storage_init("coefs.e + CPML E profiles", bytemuck::cast_slice(&tab_e));
+    let tab_h = b.storage_init("coefs.h + CPML H profiles", bytemuck::cast_slice(&tab_h));
+    // Box of E samples the CPML corrects, per component (`cpml.rs::e_range`).
+    let e_box: [[(usize, usize); 3]; 3] = std::array::from_fn(|c| std::array::from_fn(|u| e_range(model, c, u)));
+
+    // Per-piece arrays.
+    let mut fields = Vec::with_capacity(np);
+    let mut mats = Vec::with_capacity(np);
+    let mut rows = Vec::with_capacity(np);
+    // [E, H] parameter blocks and ψ buffers ([slot 0, slot 1] / [slot 2, slot 3]).
+    let mut grid_params = Vec::with_capacity(np);
+    let mut psi_bufs = Vec::with_capacity(np);
+    for p in 0..np {
+        let piece = layout.pieces[p];
+        let len = layout.field_len(p);
+        fields.push(std::array::from_fn::<_, 6, _>(|c| {
+            b.field(&format!("{} piece {p}", names[c]), len)
+        }));
+        let m: [wgpu::Buffer; 6] = std::array::from_fn(|c| {
+            let words = packed_mats(model, layout, p, c);
+            b.storage_init(
+                &format!("material indices {} piece {p}", names[c]),
+                bytemuck::cast_slice(&words),
+            )
+        });
+        mats.push(m);
+        let r = (piece.i0 * (ny + 1), piece.end() * (ny + 1));
+        let rows_of = |cs: std::ops::Range<usize>| -> Vec<u32> {
+            cs.flat_map(|c| model.rows[c][r.0..r.1].iter().copied()).collect()
+        };
+        let re = b.storage_init("row flags E", bytemuck::cast_slice(&rows_of(0..3)));
+        let rh = b.storage_init("row flags H", bytemuck::cast_slice(&rows_of(3..6)));
+        rows.push([re, rh]);
+        let header = [
+            u(nx),
+            u(ny),
+            u(nz),
+            u(piece.i0),
+            u(piece.planes),
+            u(sx),
+            u(sy),
+            0,
+            f(idx),
+            f(idy),
+            f(idz),
+            0,
+        ];
+        let mut params = Vec::new();
+        let mut psis = Vec::new();
+        for electric in [true, false] {
+            let (table, words) = layer_table(model, piece, if electric { &prof_e } else { &prof_h }, electric);
+            let mut w = header.to_vec();
+            for side in [0, 1] {
+                for bx in &e_box {
+                    w.extend([0, 1, 2].map(|a| u(if side == 0 { bx[a].0 } else { bx[a].1 })));
+                    w.push(0);
+                }
+            }
+            w.extend(words);
+            params.push(b.params(&w));
+            let total: usize = table.iter().map(|s| s.len).sum();
+            let phase = if electric { "E" } else { "H" };
+            let bufs: [wgpu::Buffer; 2] =
+                std::array::from_fn(|t| b.field(&format!("CPML psi {phase} slot {t} piece {p}"), total));
+            for s in &table {
+                if s.len == 0 {
+                    continue;
+                }
+                for (t, buf) in bufs.iter().enumerate() {
+                    b.psi.push(PsiBuf {
+                        layer: s.layer,
+                        slot: t + if electric { 0 } else { 2 },
+                        buffer: buf.clone(),
+                        at: s.at,
+                        offset: s.offset,
+                        len: s.len,
+                    });
+                }
+            }
+            psis.push(bufs);
+        }
+        let [pe, ph]: [wgpu::Buffer; 2] = params.try_into().expect("two phases");
+        grid_params.push([pe, ph]);
+        let [se, sh]: [[wgpu::Buffer; 2]; 2] = psis.try_into().expect("two phases");
+        psi_bufs.push([se, sh]);
+    }
+
+    // Per-submission buffers.
+    let ns = model.sources.len();
+    let values = b.zeroed(
+        "source values",
+        Layout::source_bytes(model),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    );
+    let step_stride = super::layout::STEP_RECORD_BYTES.max(uniform_align);
+    let steps = b.zeroed(
+        "step records",
+        step_stride * MAX_STEPS as u64,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    );
+    let step_bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("step records"),
+        layout: &kernels.step_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &steps,
+                offset: 0,
+                size: std::num::NonZeroU64::new(16),
+            }),
+        }],
+    });
+    let probe_out = b.zeroed(
+        "probe samples",
+        layout.probe_bytes(),
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    );
+    let probe_maps = std::array::from_fn(|_| {
+        b.zeroed(
+            "probe readback",
+            layout.probe_bytes(),
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )
+    });
+
+    let mut ops = Vec::new();
+    let bulk_groups = |p: usize| {
+        [
+            u((nz + 1).div_ceil(shapes.bulk[0] as usize)),
+            u((ny + 1).div_ceil(shapes.bulk[1] as usize)),
+            u(layout.pieces[p].planes),
+        ]
+    };
+
+    // One bulk dispatch of piece `p`: `s` = 0 for update_e, 1 for update_h, the index
+    // into the per-phase kernel parameters, row flags and ψ buffers.
+    let bulk_op = |b: &Builder, p: usize, s: usize| {
+        let kernel = [Kernel::UpdateE, Kernel::UpdateH][s];
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let m = &mats[p][3 * s..3 * s + 3];
+        let bg = b.bind(
+            kernel,
+            &[
+                (0, &grid_params[p][s]),
+                (1, ex),
+                (2, ey),
+                (3, ez),
+                (4, hx),
+                (5, hy),
+                (6, hz),
+                (7, &m[0]),
+                (8, &m[1]),
+                (9, &m[2]),
+                (10, &rows[p][s]),
+                (11, [&tab_e, &tab_h][s]),
+                (12, &psi_bufs[p][s][0]),
+                (13, &psi_bufs[p][s][1]),
+            ],
+        );
+        Op {
+            kernel,
+            bg,
+            groups: bulk_groups(p),
+            probe: false,
+            label: "",
+        }
+    };
+
+    // ---- H phase ----------------------------------------------------------------
+    for p in 0..np {
+        ops.push(bulk_op(&b, p, 1));
+    }
+    source_ops(&mut b, model, layout, &fields, &values, false, &mut ops);
+    // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
+    for p in 0..np.saturating_sub(1) {
+        let last = layout.pieces[p].planes * sx;
+        for c in [4, 5] {
+            ops.push(b.copy_op(&fields[p][c], last, &fields[p + 1][c], 0, sx));
+        }
+    }
+    if model.faces[0] == FaceKind::Periodic {
+        // The first piece's low ghost holds H[nx−1] (the periodic image of H[−1]).
+        let q = layout.owner(nx - 1);
+        for c in [4, 5] {
+            ops.push(b.copy_op(&fields[q][c], layout.local(q, nx - 1, 0, 0), &fields[0][c], 0, sx));
+        }
+    }
+
+    // ---- E phase ----------------------------------------------------------------
+    // Face planes first (as the CPU does): update_e then adds the CPML corrections of
+    // face-plane samples on top of their update.
+    face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
+    for p in 0..np {
+        ops.push(bulk_op(&b, p, 0));
+    }
+    source_ops(&mut b, model, layout, &fields, &values, true, &mut ops);
+    // Periodic copies, in the CPU's axis order.
+    if model.faces[0] == FaceKind::Periodic {
+        let last = np - 1;
+        for c in [1, 2] {
+            ops.push(b.copy_op(
+                &fields[0][c],
+                layout.local(0, 0, 0, 0),
+                &fields[last][c],
+                layout.local(last, nx, 0, 0),
+                sx,
+            ));
+        }
+    }
+    for axis in [1usize, 2] {
+        if model.faces[2 * axis] != FaceKind::Periodic {
+            continue;
+        }
+        for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(&fields) {
+            let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
+            let words = vec![u(axis), u(ny), u(nz), u(sx), u(sy), u(count), 0, 0];
+            ops.push(b.linear_op(Kernel::PeriodicYz, count, words, 6, &[(1, ex), (2, ey), (3, ez)], 11));
+        }
+    }
+    // Ghosts: Ey, Ez of each piece's first plane into the previous piece's high ghost.
+    for p in 0..np.saturating_sub(1) {
+        let high = (layout.pieces[p].planes + 1) * sx;
+        for c in [1, 2] {
+            ops.push(b.copy_op(&fields[p + 1][c], sx, &fields[p][c], high, sx));
+        }
+    }
+
+    // ---- probes -----------------------------------------------------------------
+    let mut q = 0usize;
+    let mut tables: Vec<Vec<[u32; 4]>> = vec![Vec::new(); np];
+    for pr in &model.probes {
+        for s in &pr.samples {
+            let [i, j, k] = s.index;
+            let p = layout.owner(i);
+            tables[p].push([
+                u(s.component.index()),
+                u(layout.local(p, i, j, k)),
+                u(pr.every),
+                u(q * MAX_STEPS),
+            ]);
+            q += 1;
+        }
+    }
+    for (p, t) in tables.iter().enumerate() {
+        if t.is_empty() {
+            continue;
+        }
+        let tb = b.storage_init("probe table", bytemuck::cast_slice(t));
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let bg = b.bind(
+            Kernel::Probes,
+            &[
+                (8, &tb),
+                (9, &probe_out),
+                (10, ex),
+                (11, ey),
+                (12, ez),
+                (13, hx),
+                (14, hy),
+                (15, hz),
+            ],
+        );
+        let (groups, _) = linear(t.len(), shapes.linear, max_dim);
+        ops.push(Op {
+            kernel: Kernel::Probes,
+            bg,
+            groups: [groups[0].max(1), 1, 1],
+            probe: true,
+            label: "",
+        });
+        b.keep.push(tb);
+    }
+    let _ = ns;
+
+    // ---- readback ---------------------------------------------------------------
+    let gather_params = b.zeroed(
+        "gather parameters",
+        PARAM_BYTES,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    );
+    let pack = b.zeroed(
+        "readback pack",
+        layout.staging,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    );
+    let map = b.zeroed(
+        "readback map",
+        layout.staging,
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    );
+    let gather_bgs = fields
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .map(|f| b.bind(Kernel::Gather, &[(0, &gather_params), (1, f), (2, &pack)]))
+                .collect()
+        })
+        .collect();
+
+    let mut keep = std::mem::take(&mut b.keep);
+    keep.extend([coef_e, tab_e, tab_h]);
+    keep.extend(grid_params.into_iter().flatten());
+    keep.extend(psi_bufs.into_iter().flatten().flatten());
+    for m in mats {
+        keep.extend(m);
+    }
+    for r in rows {
+        keep.extend(r);
+    }
+    Built {
+        pieces: fields.into_iter().map(|fields| PieceBufs { fields }).collect(),
+        ops,
+        values,
+        steps,
+        step_bg,
+        step_stride,
+        probe_out,
+        probe_maps,
+        gather_params,
+        pack,
+        map,
+        gather_bgs,
+        keep,
+        psi: std::mem::take(&mut b.psi),
+    }
+}
+
+/// Where one layer's ψ arrays of one phase sit on one piece: floats `at .. at + len`
+/// of the piece's two ψ buffers (slot 0 and 1 of E, or 2 and 3 of H, at the same
+/// place), holding floats `offset .. offset + len` of the CPU's arrays.
+struct PsiSegment {
+    layer: usize,
+    at: usize,
+    offset: usize,
+    len: usize,
+}
+
+/// The layer table of update_e / update_h for one piece and phase (`Layer` in the
+/// shaders, index 2·axis + high; 8 words each) and where each layer's ψ goes.
+/// `prof[l]`: offset of layer l's profile in the phase's coefficient table.
+fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, Vec<u32>) {
+    let dims = model.grid.dims();
+    let mut words = vec![0u32; 6 * 8];
+    let mut segs = Vec::new();
+    let mut at = 0;
+    for (li, l) in model.cpml.iter().enumerate() {
+        let a = l.axis;
+        let (first, len) = if electric {
+            (l.e_first, l.e.len())
+        } else {
+            (l.h_first, l.h.len())
+        };
+        if len == 0 {
+            continue;
+        }
+        let mut pd = dims;
+        pd[a] = len;
+        let (psx, psy) = (pd[1] * pd[2], pd[2]);
+        // x planes of the layer's ψ on this piece: from x0, `planes` of them.
+        let (x0, planes) = if a == 0 {
+            let s = piece.i0.max(first);
+            (s, piece.end().min(first + len).saturating_sub(s))
+        } else {
+            (piece.i0, piece.planes)
+        };
+        let n = planes * psx;
+        let slot = 2 * a + usize::from(l.high);
+        words[8 * slot..8 * slot + 8].copy_from_slice(&[
+            u(first),
+            u(len),
+            u(x0),
+            u(psx),
+            u(psy),
+            u(at),
+            u(prof[li]),
+            0,
+        ]);
+        // The CPU's ψ array starts at x plane `first` for x layers, else at 0.
+        let x_origin = if a == 0 { first } else { 0 };
+        segs.push(PsiSegment {
+            layer: li,
+            at,
+            offset: (x0 - x_origin) * psx,
+            len: n,
+        });
+        at += n;
+    }
+    (segs, words)
+}
+
+/// Face-plane jobs for PMC and periodic faces, mirroring the loops of
+/// `backend/cpu/boundary.rs::update_e_faces`.
+fn face_ops(
+    b: &mut Builder,
+    model: &Model,
+    layout: &Layout,
+    fields: &[[wgpu::Buffer; 6]],
+    mats: &[[wgpu::Buffer; 6]],
+    coef_e: &wgpu::Buffer,
+    ops: &mut Vec<Op>,
+) {
+    if !model
+        .faces
+        .iter()
+        .any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic))
+    {
+        return;
+    }
+    let n = model.grid.n;
+    let inv = model.grid.inv_d();
+    let code = |f: usize| model.faces[f].code();
+    for a in 0..3 {
+        let (bx, cx) = ((a + 1) % 3, (a + 2) % 3);
+        for (t, uu) in [(bx, cx), (cx, bx)] {
+            for (plane, high) in [(0, false), (n[t], true)] {
+                match model.faces[2 * t + high as usize] {
+                    FaceKind::Pec | FaceKind::Cpml => continue,
+                    FaceKind::Periodic if high => continue,
+                    _ => {}
+                }
+                let skip_u = t == cx;
+                let ra = (0, n[a]);
+                let ru = if skip_u { (1, n[uu]) } else { (0, n[uu] + 1) };
+                for (p, piece) in layout.pieces.iter().enumerate() {
+                    let clip = |axis: usize, r: (usize, usize)| {
+                        if axis == 0 {
+                            (r.0.max(piece.i0), r.1.min(piece.end()))
+                        } else {
+                            r
+                        }
+                    };
+                    if t == 0 && !(piece.i0..piece.end()).contains(&plane) {
+                        continue;
+                    }
+                    let (ra, ru) = (clip(a, ra), clip(uu, ru));
+                    if ra.1 <= ra.0 || ru.1 <= ru.0 {
+                        continue;
+                    }
+                    let wa = ra.1 - ra.0;
+                    let count = wa * (ru.1 - ru.0);
+                    let words = vec![
+                        u(n[0]),
+                        u(n[1]),
+                        u(n[2]),
+                        0,
+                        code(0),
+                        code(1),
+                        code(2),
+                        code(3),
+                        code(4),
+                        code(5),
+                        0,
+                        0,
+                        f(inv[0]),
+                        f(inv[1]),
+                        f(inv[2]),
+                        0,
+                        u(a),
+                        u(t),
+                        u(uu),
+                        u(plane),
+                        u(ra.0),
+                        u(wa),
+                        u(ru.0),
+                        u(count),
+                        u(piece.i0),
+                        u(layout.sx),
+                        u(layout.sy),
+                        0,
+                    ];
+                    let [ex, ey, ez, hx, hy, hz] = &fields[p];
+                    let [mx, my, mz, ..] = &mats[p];
+                    let op = b.linear_op(
+                        Kernel::Faces,
+                        count,
+                        words,
+                        27,
+                        &[
+                            (1, ex),
+                            (2, ey),
+                            (3, ez),
+                            (4, hx),
+                            (5, hy),
+                            (6, hz),
+                            (7, mx),
+                            (8, my),
+                            (9, mz),
+                            (10, coef_e),
+                        ],
+                        0,
+                    );
+                    ops.push(op);
+                }
+            }
+        }
+    }
+}
+
+/// Source lists of one phase, one op per piece that has sources of that phase.
+fn source_ops(
+    b: &mut Builder,
+    model: &Model,
+    layout: &Layout,
+    fields: &[[wgpu::Buffer; 6]],
+    values: &wgpu::Buffer,
+    electric: bool,
+    ops: &mut Vec<Op>,
+) {
+    let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
+    for (si, s) in model.sources.iter().enumerate() {
+        if s.component.is_electric() != electric {
+            continue;
+        }
+        let [i, j, k] = s.index;
+        let p = layout.owner(i);
+        let kind = match s.kind {
+            SourceKind::Current => 0,
+            SourceKind::Hard => 1,
+        };
+        lists[p].push([u(s.component.index()), u(layout.local(p, i, j, k)), kind, u(si)]);
+    }
+    for (p, list) in lists.iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        let lb = b.storage_init("source list", bytemuck::cast_slice(list));
+        let [ex, ey, ez, hx, hy, hz] = &fields[p];
+        let bg = b.bind(
+            Kernel::Sources,
+            &[
+                (0, ex),
+                (1, ey),
+                (2, ez),
+                (3, hx),
+                (4, hy),
+                (5, hz),
+                (6, &lb),
+                (7, values),
+            ],
+        );
+        ops.push(Op {
+            kernel: Kernel::Sources,
+            bg,
+            groups: [1, 1, 1],
+            probe: false,
+            label: "",
+        });
+        b.keep.push(lb);
+    }
+}

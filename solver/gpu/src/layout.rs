@@ -1,0 +1,313 @@
+//! How the grid is laid out in GPU buffers, and the memory plan.
+//!
+//! WGSL indexes with u32 and a storage binding is capped (2 GiB on NVIDIA Vulkan,
+//! 128 MiB on lavapipe), so one component of a large grid cannot live in one binding.
+//! The grid is therefore cut along x into *pieces* (slabs of whole y-z planes). Every
+//! per-sample array of a piece is its own buffer, small enough to be bound whole:
+//!
+//! * fields (one buffer per component) and material indices (u16, two per u32 word)
+//!   hold the piece's owned planes `i0 .. i0 + planes` plus one ghost plane on each
+//!   side; global `(i, j, k)` is at local index `(i − i0 + 1)·sx + j·sy + k`, where
+//!   `sy ≥ nz + 1` may round rows up to an aligned length (`row_align`) and
+//!   `sx = (ny + 1)·sy`;
+//! * uniform-row flags (E and H, three components each) cover the owned planes;
+//! * CPML ψ arrays cover the part of their layer inside the owned planes; a piece holds
+//!   those of one phase (E or H) and one target (the layer axis + 1 or + 2) for every
+//!   layer in one buffer, so four ψ buffers per piece, each also within the cap.
+//!
+//! The ghost planes make every stencil local to a piece: after the H phase of a step
+//! each piece's low ghost receives Hy, Hz of the plane below it (for the first piece,
+//! the periodic image H[nx−1] when x is periodic); after the E phase each piece's high
+//! ghost receives Ey, Ez of the plane above it. All local indices stay below
+//! `binding cap / 4 ≤ 2^29`, so u32 arithmetic in the kernels never overflows.
+use super::device::DeviceInfo;
+use fdtd_core::backend::BackendError;
+use fdtd_core::model::Model;
+use fdtd_core::plan::{human_bytes, Plan};
+
+/// Most steps recorded into one submission (probe buffers are sized for it).
+pub const MAX_STEPS: usize = 64;
+/// Upper bound of the readback staging buffers (snapshots, read_field).
+pub const STAGING_MAX: u64 = 64 << 20;
+/// Bytes of one kernel-parameter block (one uniform buffer per dispatch).
+pub const PARAM_BYTES: u64 = 256;
+/// Bytes of one step record slot (dynamic-offset uniform), at least the adapter's
+/// uniform offset alignment.
+pub const STEP_RECORD_BYTES: u64 = 256;
+
+/// Row padding chosen when none is configured: the largest of 32, 16 and 8 samples
+/// (128, 64, 32 bytes) that adds at most 1/16 to the arrays, else none. On the H200,
+/// rows aligned to 128 bytes made the bulk kernels about 10 % faster (512³: rows of
+/// 513 samples vs 544; docs/performance.md).
+pub fn auto_row_align(row: usize) -> usize {
+    for a in [32, 16, 8] {
+        if (row.next_multiple_of(a) - row) * 16 <= row {
+            return a;
+        }
+    }
+    1
+}
+
+/// One slab of whole x planes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// First owned plane (global x index).
+    pub i0: usize,
+    /// Owned planes.
+    pub planes: usize,
+}
+
+impl Piece {
+    pub fn end(&self) -> usize {
+        self.i0 + self.planes
+    }
+}
+
+/// Buffer geometry shared by the plan and the backend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub pieces: Vec<Piece>,
+    /// Local strides along x and y (samples).
+    pub sx: usize,
+    pub sy: usize,
+    /// The binding cap the pieces were sized for (bytes).
+    pub cap: u64,
+    /// Readback staging size (bytes).
+    pub staging: u64,
+    /// Probe samples (components over all probes).
+    pub probe_slots: usize,
+}
+
+impl Layout {
+    /// Cut `model`'s grid for binding cap `cap` (bytes), with rows of `nz + 1` samples
+    /// padded to a multiple of `row_align` samples (1: no padding).
+    pub fn new(model: &Model, cap: u64, row_align: usize) -> Result<Layout, BackendError> {
+        let g = &model.grid;
+        let [nx, ny, nz] = g.n;
+        let sy = (nz + 1).next_multiple_of(row_align.max(1));
+        let sx = (ny + 1) * sy;
+        let plane = 4 * sx as u64;
+        // Fields: (planes + 2 ghosts) · plane ≤ cap; row flags: 3 · planes · (ny+1) · 4 ≤ cap.
+        let by_field = (cap / plane).saturating_sub(2);
+        let by_rows = cap / (12 * (ny as u64 + 1));
+        let by_binding = by_field.min(by_rows) as usize;
+        // ψ of one phase and target on a piece of p planes grows with p: the largest p
+        // that fits (p = 1 always does when the fields do: the layers on one axis are
+        // together thinner than the axis, so that ψ is below 3 planes).
+        let psi_fits = |p: usize| 4 * psi_floats_bound(model, p) <= cap;
+        let max_planes = if by_binding == 0 || psi_fits(by_binding) {
+            by_binding
+        } else {
+            let (mut lo, mut hi) = (0, by_binding);
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if psi_fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        if max_planes == 0 {
+            return Err(BackendError::DoesNotFit(format!(
+                "one y-z plane of the grid ({} x {} samples, {} per field component) with its two ghost \
+                 planes exceeds the device's largest storage binding ({}); the GPU backend splits the \
+                 grid along x only, so ny·nz must shrink (make the x axis the longest one, or use \
+                 coarser cells), or use --backend cpu",
+                ny + 1,
+                nz + 1,
+                human_bytes(plane),
+                human_bytes(cap)
+            )));
+        }
+        let n_planes = nx + 1;
+        let count = n_planes.div_ceil(max_planes);
+        let (base, extra) = (n_planes / count, n_planes % count);
+        let mut pieces = Vec::with_capacity(count);
+        let mut i0 = 0;
+        for p in 0..count {
+            let planes = base + usize::from(p < extra);
+            pieces.push(Piece { i0, planes });
+            i0 += planes;
+        }
+        let field_bytes = 4 * g.len() as u64;
+        let staging = STAGING_MAX.min(cap).min(field_bytes.max(4 * sy as u64)).max(4);
+        let probe_slots = model.probes.iter().map(|p| p.samples.len()).sum();
+        Ok(Layout {
+            pieces,
+            sx,
+            sy,
+            cap,
+            staging,
+            probe_slots,
+        })
+    }
+
+    /// The piece that owns global plane `i`.
+    pub fn owner(&self, i: usize) -> usize {
+        self.pieces.partition_point(|p| p.end() <= i)
+    }
+
+    /// Local index of global `(i, j, k)` in piece `p` (i may be a ghost plane).
+    pub fn local(&self, p: usize, i: usize, j: usize, k: usize) -> usize {
+        (i + 1 - self.pieces[p].i0) * self.sx + j * self.sy + k
+    }
+
+    /// Samples of one piece's field buffer (owned planes + 2 ghosts).
+    pub fn field_len(&self, p: usize) -> usize {
+        (self.pieces[p].planes + 2) * self.sx
+    }
+
+    /// u32 words of one piece's packed material-index buffer.
+    pub fn mat_words(&self, p: usize) -> usize {
+        self.field_len(p).div_ceil(2)
+    }
+
+    /// Number of model sources and the bytes of the per-submission source values.
+    pub fn source_bytes(model: &Model) -> u64 {
+        (4 * MAX_STEPS * model.sources.len()).max(4) as u64
+    }
+
+    pub fn probe_bytes(&self) -> u64 {
+        (4 * MAX_STEPS * self.probe_slots).max(4) as u64
+    }
+}
+
+/// An upper bound on the floats of one ψ buffer (one phase, one target, every layer)
+/// of a piece of `p` planes, wherever it lies: the x layers hold at most
+/// `min(p, their thickness together)` of its planes, y and z layers all of them. H
+/// profiles are the longer ones (one sample more than E per layer).
+fn psi_floats_bound(model: &Model, p: usize) -> u64 {
+    let [_, d1, d2] = model.grid.dims();
+    let len = |l: &fdtd_core::model::CpmlLayer| l.h.len().max(l.e.len());
+    let x_planes: usize = model.cpml.iter().filter(|l| l.axis == 0).map(len).sum();
+    let yz: usize = model
+        .cpml
+        .iter()
+        .map(|l| match l.axis {
+            1 => len(l) * d2,
+            2 => d1 * len(l),
+            _ => 0,
+        })
+        .sum();
+    (p.min(x_planes) * d1 * d2 + p * yz) as u64
+}
+
+/// The memory plan of the GPU backend: the common buffers plus the GPU's own.
+pub fn plan(model: &Model, layout: &Layout) -> Plan {
+    let mut p = Plan::common(model, 2);
+    let ghosts = 2 * layout.pieces.len() as u64 * layout.sx as u64 * (6 * 4 + 6 * 2);
+    let pad = (layout.sy - model.grid.n[2] - 1) as u64 * (model.grid.n[1] as u64 + 1) * (model.grid.n[0] as u64 + 1);
+    if pad > 0 {
+        p.add(
+            format!("row padding (rows of {} samples)", layout.sy),
+            pad * (6 * 4 + 6 * 2),
+        );
+    }
+    p.add(
+        format!(
+            "ghost planes ({} x slab{}, 2 planes each)",
+            layout.pieces.len(),
+            if layout.pieces.len() == 1 { "" } else { "s" }
+        ),
+        ghosts,
+    );
+    if !model.sources.is_empty() {
+        p.add(
+            format!(
+                "source values ({} sources x {} steps; f32)",
+                model.sources.len(),
+                MAX_STEPS
+            ),
+            Layout::source_bytes(model) + 16 * model.sources.len() as u64,
+        );
+    }
+    if layout.probe_slots > 0 {
+        p.add(
+            format!(
+                "probe samples ({} x {} steps; device + 2 readback)",
+                layout.probe_slots, MAX_STEPS
+            ),
+            3 * layout.probe_bytes() + 16 * layout.probe_slots as u64,
+        );
+    }
+    p.add("readback staging (gather + map)", 2 * layout.staging);
+    p.add(
+        "kernel parameters and step records (uniform)",
+        STEP_RECORD_BYTES * MAX_STEPS as u64 + PARAM_BYTES * estimated_dispatches(layout),
+    );
+    p
+}
+
+/// Parameter blocks the backend creates (one per prepared dispatch).
+fn estimated_dispatches(layout: &Layout) -> u64 {
+    let p = layout.pieces.len() as u64;
+    // bulk H and E (two blocks each), up to 12 face jobs, periodic, ghost copies.
+    p * (4 + 12 + 2) + 4 * p + 8
+}
+
+/// Check the plan against the device; the message says what would fit.
+pub fn check_fit(
+    model: &Model,
+    plan: &Plan,
+    layout: &Layout,
+    dev: &DeviceInfo,
+    fraction: f64,
+) -> Result<(), BackendError> {
+    // Every buffer must be below max_buffer_size; the slab cut guarantees it for the
+    // per-piece arrays, the rest are small, but say so if not.
+    let biggest = [layout.staging, layout.probe_bytes(), Layout::source_bytes(model)]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    if biggest > dev.max_buffer_size {
+        return Err(BackendError::DoesNotFit(format!(
+            "a {} buffer exceeds the device's max buffer size {}",
+            human_bytes(biggest),
+            human_bytes(dev.max_buffer_size)
+        )));
+    }
+    let Some(avail) = dev.memory.available() else {
+        return Ok(());
+    };
+    let usable = (avail as f64 * fraction) as u64;
+    let need = plan.total();
+    if need <= usable {
+        return Ok(());
+    }
+    let samples = model.grid.len() as f64;
+    let per_sample = need as f64 / samples;
+    let cube = ((usable as f64 / per_sample).cbrt() - 1.0).floor().max(0.0) as u64;
+    let coarser = (need as f64 / usable as f64).cbrt();
+    let cpu = Plan::common(model, 2).total();
+    Err(BackendError::DoesNotFit(format!(
+        "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: a grid of about \
+         {cube}^3 cells, or cells about {coarser:.2}x larger along each axis for this domain; or run on \
+         the CPU with --backend cpu (about {} of RAM)",
+        human_bytes(need),
+        dev.short(),
+        human_bytes(usable),
+        format!("{:.3}", fraction * 100.0)
+            .trim_end_matches('0')
+            .trim_end_matches('.'),
+        human_bytes(avail),
+        dev.memory.describe(),
+        human_bytes(cpu)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_row_align;
+
+    #[test]
+    fn gpu_auto_row_align() {
+        assert_eq!(auto_row_align(513), 32); // 544: +6 %
+        assert_eq!(auto_row_align(801), 32);
+        assert_eq!(auto_row_align(512), 32); // already aligned
+        assert_eq!(auto_row_align(257), 16); // 272
+        assert_eq!(auto_row_align(101), 8); // 104
+        assert_eq!(auto_row_align(13), 1); // 16 would add 23 %
+    }
+}

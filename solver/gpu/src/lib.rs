@@ -1,0 +1,956 @@
+//! wgpu compute backend (WGSL kernels in `shaders/`, compiled into the binary).
+//!
+//! The kernels implement the CPU backend's update equations, ranges, boundary rules and
+//! step order (`backend/cpu/`), with the same float expression order, so both backends
+//! agree to f32 rounding (the GPU compiler may contract `a*b + c` into an FMA; see
+//! `validation/tests/gpu_parity.rs` for the measured differences).
+//!
+//! * [`device`]: adapters, `fdtd devices`, selection, memory budget queries.
+//! * [`layout`]: the grid cut into x slabs that fit a storage binding, and the plan.
+//! * [`kernels`]: the WGSL files, bind group layouts and pipelines.
+//! * [`build`]: every buffer and the per-step list of dispatches.
+//!
+//! A [`Backend::step`] call of `count` steps is recorded into submissions of a bounded
+//! number of steps (adapted to the measured speed so that one submission takes about
+//! [`TARGET_SUBMISSION_S`] seconds, far below desktop watchdogs). Source values of the
+//! whole submission are uploaded once; per-step data (the step index) comes from a
+//! uniform bound with a dynamic offset; probes are sampled on the device and read back
+//! once per submission.
+mod build;
+mod device;
+mod kernels;
+mod layout;
+
+pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_ENV};
+pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
+pub use layout::{auto_row_align, Layout, Piece, MAX_STEPS};
+
+use build::Built;
+use fdtd_core::backend::{
+    empty_probe_buffers, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, ProbeBuffers,
+    SolverState, Target,
+};
+use fdtd_core::model::Model;
+use fdtd_core::plan::{human_bytes, Plan};
+use fdtd_core::Component;
+use kernels::{Kernel, Kernels};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Seconds one submission should take (the step count per submission adapts to it).
+pub const TARGET_SUBMISSION_S: f64 = 0.25;
+/// How long to wait for one submission before declaring the device hung.
+const POLL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The GPU as an [`Engine`]: what `fdtd_core::backend::create` chooses from.
+pub struct GpuEngine;
+
+impl Engine for GpuEngine {
+    fn kind(&self) -> BackendChoice {
+        BackendChoice::Gpu
+    }
+
+    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError> {
+        let (plan, info) = plan(model, opts)?;
+        Ok(Target {
+            plan,
+            device: info.short(),
+            software: info.is_software(),
+        })
+    }
+
+    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+        Ok(Box::new(GpuBackend::new(model, opts)?))
+    }
+}
+
+/// Create the GPU backend for `model`.
+pub fn create(model: Arc<Model>, opts: &BackendOptions) -> Result<(Box<dyn Backend>, String), BackendError> {
+    let b = GpuBackend::new(model, opts)?;
+    let d = b.describe();
+    Ok((Box::new(b), d))
+}
+
+/// The memory plan on the adapter `opts` selects, checked against its limits and
+/// memory budget (what `fdtd check --backend gpu` prints). Allocates nothing on the
+/// device. `Err(DoesNotFit)` says what was needed, what is available and what would fit.
+pub fn plan(model: &Model, opts: &BackendOptions) -> Result<(Plan, DeviceInfo), BackendError> {
+    let sel = select(opts, None)?;
+    let (_, plan) = layout_and_plan(model, &sel.info, None, fraction(opts))?;
+    Ok((plan, sel.info))
+}
+
+fn fraction(opts: &BackendOptions) -> f64 {
+    opts.gpu_memory_fraction.unwrap_or(0.9).clamp(1e-9, 1.0)
+}
+
+/// Knobs for tests and benchmarks; the CLI uses the defaults (and the environment).
+#[derive(Clone, Debug, Default)]
+pub struct GpuConfig {
+    /// Storage-binding cap (bytes); None: [`MAX_BINDING_ENV`], else the device's limit.
+    pub binding_cap: Option<u64>,
+    /// Workgroup shapes; None: [`WORKGROUP_ENV`], else [`Shapes::default`].
+    pub shapes: Option<Shapes>,
+    /// Compile the kernels without runtime bounds checks; None: [`UNCHECKED_ENV`].
+    pub unchecked: Option<bool>,
+    /// Pad rows to a multiple of this many samples; None: [`ROW_ALIGN_ENV`], else
+    /// automatic ([`layout::auto_row_align`]).
+    pub row_align: Option<usize>,
+}
+
+/// Environment variable: pad each z row of the device arrays to a multiple of this many
+/// samples (1 = no padding), so rows start on aligned addresses. Unset: automatic
+/// ([`layout::auto_row_align`]).
+pub const ROW_ALIGN_ENV: &str = "FDTD_GPU_ROW_ALIGN";
+
+/// The explicit row alignment, if configured or set in the environment.
+fn row_align(cfg: Option<usize>) -> Result<Option<usize>, BackendError> {
+    if let Some(a) = cfg {
+        return Ok(Some(a.max(1)));
+    }
+    match std::env::var(ROW_ALIGN_ENV) {
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&a| (1..=1024).contains(&a))
+            .map(Some)
+            .ok_or_else(|| {
+                BackendError::Gpu(format!(
+                    "{ROW_ALIGN_ENV}={v:?}: expected a number of samples, 1 to 1024"
+                ))
+            }),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Cut the grid for the device and check the plan. Rows are padded automatically
+/// unless configured; when the padded plan does not fit, the unpadded one is tried.
+fn layout_and_plan(
+    model: &Model,
+    info: &DeviceInfo,
+    align: Option<usize>,
+    fraction: f64,
+) -> Result<(Layout, Plan), BackendError> {
+    let explicit = row_align(align)?;
+    let first = explicit.unwrap_or_else(|| layout::auto_row_align(model.grid.n[2] + 1));
+    let attempt = |a: usize| -> Result<(Layout, Plan), BackendError> {
+        let layout = Layout::new(model, info.binding_cap, a)?;
+        let plan = layout::plan(model, &layout);
+        layout::check_fit(model, &plan, &layout, info, fraction)?;
+        Ok((layout, plan))
+    };
+    match attempt(first) {
+        Err(_) if explicit.is_none() && first > 1 => attempt(1),
+        r => r,
+    }
+}
+
+struct Selected {
+    /// Kept alive with the adapter.
+    _instance: wgpu::Instance,
+    adapter: wgpu::Adapter,
+    info: DeviceInfo,
+}
+
+/// `cap`: binding cap override (else [`MAX_BINDING_ENV`], else the device's limits).
+fn select(opts: &BackendOptions, cap: Option<u64>) -> Result<Selected, BackendError> {
+    let cap = match cap {
+        Some(c) => Some(c),
+        None => device::binding_override()?,
+    };
+    let instance = device::instance();
+    let mut adapters = device::adapters(&instance);
+    let infos: Vec<DeviceInfo> = adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| device::info(i, a, cap))
+        .collect();
+    let pick = device::choose(&infos, opts.device.as_deref())?;
+    let info = infos[pick].clone();
+    let adapter = adapters.swap_remove(pick);
+    Ok(Selected {
+        _instance: instance,
+        adapter,
+        info,
+    })
+}
+
+/// The GPU backend: fields in device buffers, stepped by WGSL kernels.
+pub struct GpuBackend {
+    model: Arc<Model>,
+    info: DeviceInfo,
+    layout: Layout,
+    plan: Plan,
+    shapes: Shapes,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    kernels: Kernels,
+    built: Built,
+    probes: ProbeBuffers,
+    /// Set by the device-lost callback.
+    lost: Arc<Mutex<Option<String>>>,
+    /// Errors no error scope caught: (is out-of-memory, message).
+    errors: Arc<Mutex<Vec<(bool, String)>>>,
+    steps_per_submit: usize,
+    /// Last measured seconds per step.
+    seconds_per_step: f64,
+    max_dim: u32,
+    /// Submissions not yet finished (at most two: one runs while the next is recorded).
+    in_flight: std::collections::VecDeque<InFlight>,
+    /// When the last finished submission completed.
+    last_done: Option<Instant>,
+    /// Probe readback buffer for the next submission that samples probes.
+    next_map: usize,
+}
+
+/// A submission on the device queue.
+struct InFlight {
+    index: wgpu::SubmissionIndex,
+    n0: usize,
+    count: usize,
+    /// Probe readback buffer its samples were copied to.
+    map: Option<usize>,
+    submitted: Instant,
+}
+
+impl GpuBackend {
+    /// Select an adapter, check the plan, allocate, and prepare every dispatch.
+    pub fn new(model: Arc<Model>, opts: &BackendOptions) -> Result<GpuBackend, BackendError> {
+        GpuBackend::with_binding_cap(model, opts, None)
+    }
+
+    /// [`GpuBackend::new`] with the storage-binding cap lowered to `cap` bytes (as
+    /// [`MAX_BINDING_ENV`] does), so tests can cut small grids into many x slabs.
+    pub fn with_binding_cap(
+        model: Arc<Model>,
+        opts: &BackendOptions,
+        cap: Option<u64>,
+    ) -> Result<GpuBackend, BackendError> {
+        GpuBackend::with_config(
+            model,
+            opts,
+            &GpuConfig {
+                binding_cap: cap,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// [`GpuBackend::new`] with explicit knobs (tests, benchmarks).
+    pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
+        let sel = select(opts, cfg.binding_cap)?;
+        let info = sel.info.clone();
+        let (layout, plan) = layout_and_plan(&model, &info, cfg.row_align, fraction(opts))?;
+        let limits = sel.adapter.limits();
+        let shapes = match cfg.shapes {
+            Some(s) => s,
+            None => Shapes::from_env(limits.max_compute_invocations_per_workgroup)?,
+        };
+        let unchecked = cfg
+            .unchecked
+            .unwrap_or_else(|| std::env::var_os(UNCHECKED_ENV).is_some_and(|v| v == "1"));
+        let (device, queue) = pollster::block_on(sel.adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("fdtd"),
+            // Timestamps only serve `profile_steps`; ask for them where they exist.
+            required_features: sel.adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::MemoryUsage,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| BackendError::NoDevice(format!("cannot open {}: {e}", info.short())))?;
+
+        let lost = Arc::new(Mutex::new(None));
+        let l2 = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            let why = match reason {
+                wgpu::DeviceLostReason::Destroyed => "the device was destroyed".to_string(),
+                _ => {
+                    "the driver reported the device lost (driver reset, GPU hang, or out of memory during a submission)"
+                        .to_string()
+                }
+            };
+            *l2.lock().unwrap() = Some(if msg.is_empty() { why } else { format!("{why}: {msg}") });
+        });
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let e2 = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let oom = matches!(e, wgpu::Error::OutOfMemory { .. });
+            e2.lock().unwrap().push((oom, e.to_string()));
+        }));
+
+        // Allocate everything inside error scopes: a failure is an error, not a panic.
+        let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let val_scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let kernels = Kernels::new(&device, shapes, unchecked);
+        let built = build::build(
+            &device,
+            &kernels,
+            shapes,
+            &model,
+            &layout,
+            limits.min_uniform_buffer_offset_alignment as u64,
+        );
+        let val = pollster::block_on(val_scope.pop());
+        let oom = pollster::block_on(oom_scope.pop());
+        let alloc_msg = |what: String| {
+            format!(
+                "{what} while allocating the plan on {} (plan {}, {}); try a smaller grid, coarser cells, \
+                 a lower --gpu-memory-fraction, or --backend cpu",
+                info.short(),
+                human_bytes(plan.total()),
+                info.memory.describe()
+            )
+        };
+        if let Some(e) = oom {
+            return Err(BackendError::OutOfMemory(alloc_msg(format!(
+                "the device ran out of memory ({e})"
+            ))));
+        }
+        if let Some(e) = val {
+            return Err(BackendError::Gpu(alloc_msg(format!("wgpu rejected a resource: {e}"))));
+        }
+        let max_dim = device.limits().max_compute_workgroups_per_dimension;
+        let b = GpuBackend {
+            probes: empty_probe_buffers(&model),
+            model,
+            info,
+            layout,
+            plan,
+            shapes,
+            device,
+            queue,
+            kernels,
+            built,
+            lost,
+            errors,
+            steps_per_submit: 4,
+            seconds_per_step: 0.0,
+            max_dim,
+            in_flight: Default::default(),
+            last_done: None,
+            next_map: 0,
+        };
+        // Make sure the allocations really happened (lazy drivers fail on first use).
+        b.wait()?;
+        Ok(b)
+    }
+
+    /// The adapter this backend runs on.
+    pub fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The memory plan it allocated.
+    pub fn memory_plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Number of x slabs the grid was cut into.
+    pub fn pieces(&self) -> usize {
+        self.layout.pieces.len()
+    }
+
+    pub fn shapes(&self) -> Shapes {
+        self.shapes
+    }
+
+    /// Steps recorded into the next submission (adapts to the measured speed).
+    pub fn steps_per_submit(&self) -> usize {
+        self.steps_per_submit
+    }
+
+    /// Fix the number of steps per submission (1..=[`MAX_STEPS`]); it still adapts
+    /// after the next submission.
+    pub fn set_steps_per_submit(&mut self, n: usize) {
+        self.steps_per_submit = n.clamp(1, MAX_STEPS);
+    }
+
+    /// Last measured seconds per step.
+    pub fn seconds_per_step(&self) -> f64 {
+        self.seconds_per_step
+    }
+
+    /// Test hook: destroy the device as a driver reset would, so that the next call
+    /// reports [`BackendError::DeviceLost`].
+    pub fn inject_device_loss(&self) {
+        self.device.destroy();
+    }
+
+    /// Device lost or an uncaptured error since the last check → an error.
+    fn check(&self) -> Result<(), BackendError> {
+        if let Some(why) = self.lost.lock().unwrap().clone() {
+            return Err(BackendError::DeviceLost(format!(
+                "{} on {}; the fields on the device are gone, so the run stops here (outputs \
+                 written so far are kept). Rerun, or use --backend cpu",
+                why,
+                self.info.short()
+            )));
+        }
+        if let Some((oom, msg)) = self.errors.lock().unwrap().first().cloned() {
+            return Err(if oom {
+                BackendError::OutOfMemory(format!("{} ran out of memory: {msg}", self.info.short()))
+            } else {
+                BackendError::Gpu(format!("{}: {msg}", self.info.short()))
+            });
+        }
+        Ok(())
+    }
+
+    /// Wait for the last submission, then check for loss and errors.
+    fn wait(&self) -> Result<(), BackendError> {
+        self.wait_for(None)
+    }
+
+    /// Wait for submission `index` (None: the last one), then check for loss and errors.
+    fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), BackendError> {
+        let r = self.device.poll(wgpu::PollType::Wait {
+            submission_index: index,
+            timeout: Some(POLL_TIMEOUT),
+        });
+        self.check()?;
+        match r {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => Err(BackendError::Gpu(format!(
+                "{} did not finish a submission within {} s; the device seems hung",
+                self.info.short(),
+                POLL_TIMEOUT.as_secs()
+            ))),
+            Err(e) => Err(BackendError::Gpu(format!("waiting for {}: {e}", self.info.short()))),
+        }
+    }
+
+    /// Map `bytes` of a MAP_READ buffer (after its copy was submitted in submission
+    /// `index`, None: the last one) and read them.
+    fn map_read(
+        &self,
+        buf: &wgpu::Buffer,
+        bytes: u64,
+        index: Option<wgpu::SubmissionIndex>,
+    ) -> Result<Vec<f32>, BackendError> {
+        let slot: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
+        let s2 = slot.clone();
+        buf.map_async(wgpu::MapMode::Read, 0..bytes, move |r| {
+            *s2.lock().unwrap() = Some(r);
+        });
+        self.wait_for(index)?;
+        match slot.lock().unwrap().take() {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                return Err(BackendError::Gpu(format!(
+                    "reading back from {}: {e}",
+                    self.info.short()
+                )))
+            }
+            None => {
+                return Err(BackendError::Gpu(format!(
+                    "reading back from {}: the mapping never completed",
+                    self.info.short()
+                )))
+            }
+        }
+        let out = {
+            let view = buf
+                .get_mapped_range(0..bytes)
+                .map_err(|e| BackendError::Gpu(format!("reading back from {}: {e}", self.info.short())))?;
+            bytemuck::pod_collect_to_vec::<u8, f32>(&view)
+        };
+        buf.unmap();
+        Ok(out)
+    }
+
+    /// Record `count` (≤ MAX_STEPS) steps from `n0` into one submission and submit it
+    /// without waiting (see [`GpuBackend::finish_one`]).
+    fn launch(&mut self, n0: usize, count: usize, src: &[f32]) -> Result<(), BackendError> {
+        let b = &self.built;
+        let ns = self.model.sources.len();
+        if ns > 0 {
+            // Queue writes are ordered with submissions: a submission still in flight
+            // keeps reading the values written before it.
+            self.queue
+                .write_buffer(&b.values, 0, bytemuck::cast_slice(&src[..count * ns]));
+        }
+        let stride = b.step_stride as usize;
+        let mut rec = vec![0u8; count * stride];
+        let step_u32 = |n: usize| {
+            u32::try_from(n)
+                .map_err(|_| BackendError::Gpu(format!("step {n} does not fit the kernels' u32 step index")))
+        };
+        step_u32(n0 + count)?;
+        for s in 0..count {
+            let words = [s as u32, (n0 + s) as u32, n0 as u32, ns as u32];
+            rec[s * stride..s * stride + 16].copy_from_slice(bytemuck::cast_slice(&words));
+        }
+        self.queue.write_buffer(&b.steps, 0, &rec);
+
+        let due = |n: usize| self.model.probes.iter().any(|p| probe_due(p.every, n));
+        let sampled = (n0..n0 + count).any(due);
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("fdtd steps"),
+        });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("fdtd steps"),
+                timestamp_writes: None,
+            });
+            let mut current: Option<Kernel> = None;
+            for s in 0..count {
+                let probe_now = due(n0 + s);
+                for op in &b.ops {
+                    if op.probe && !probe_now {
+                        continue;
+                    }
+                    if current != Some(op.kernel) {
+                        pass.set_pipeline(self.kernels.pipeline(op.kernel));
+                        current = Some(op.kernel);
+                    }
+                    pass.set_bind_group(0, &op.bg, &[]);
+                    if op.kernel.uses_step() {
+                        pass.set_bind_group(1, &b.step_bg, &[(s * stride) as u32]);
+                    }
+                    pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
+                }
+            }
+        }
+        let map = if sampled {
+            let slot = self.next_map;
+            self.next_map ^= 1;
+            enc.copy_buffer_to_buffer(&b.probe_out, 0, &b.probe_maps[slot], 0, self.layout.probe_bytes());
+            Some(slot)
+        } else {
+            None
+        };
+        let index = self.queue.submit([enc.finish()]);
+        self.in_flight.push_back(InFlight {
+            index,
+            n0,
+            count,
+            map,
+            submitted: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// Wait for the oldest submission in flight, collect its probe samples, and adapt
+    /// the number of steps per submission to its duration.
+    fn finish_one(&mut self) -> Result<(), BackendError> {
+        let Some(f) = self.in_flight.pop_front() else {
+            return Ok(());
+        };
+        self.wait_for(Some(f.index.clone()))?;
+        let now = Instant::now();
+        // The GPU started this submission when it was submitted or when the previous
+        // one finished, whichever came later.
+        let began = match self.last_done {
+            Some(t) if t > f.submitted => t,
+            _ => f.submitted,
+        };
+        self.last_done = Some(now);
+        self.seconds_per_step = (now - began).as_secs_f64() / f.count as f64;
+        self.steps_per_submit = ((TARGET_SUBMISSION_S / self.seconds_per_step.max(1e-9)) as usize).clamp(1, MAX_STEPS);
+        if let Some(slot) = f.map {
+            let data = self.map_read(&self.built.probe_maps[slot], self.layout.probe_bytes(), Some(f.index))?;
+            let mut q = 0;
+            for (pi, p) in self.model.probes.iter().enumerate() {
+                let d = (f.n0 + f.count) / p.every - f.n0 / p.every;
+                for slot in 0..p.samples.len() {
+                    let base = q * MAX_STEPS;
+                    self.probes[pi][slot].extend_from_slice(&data[base..base + d]);
+                    q += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Finish every submission in flight.
+    fn flush(&mut self) -> Result<(), BackendError> {
+        while !self.in_flight.is_empty() {
+            self.finish_one()?;
+        }
+        self.check()
+    }
+
+    /// Run steps `n0 .. n0 + count` one per submission, every dispatch in its own
+    /// timed compute pass, and return the GPU time per step of each kernel:
+    /// `(entry point, seconds per step, dispatches per step)`, slowest first. Needs
+    /// timestamp queries; a profiling aid (the extra passes cost some speed), the
+    /// fields advance exactly as with [`Backend::step`].
+    pub fn profile_steps(
+        &mut self,
+        n0: usize,
+        count: usize,
+        sources: &[f32],
+    ) -> Result<Vec<(&'static str, f64, usize)>, BackendError> {
+        if !self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return Err(BackendError::Gpu(format!(
+                "{} has no timestamp queries",
+                self.info.short()
+            )));
+        }
+        self.flush()?;
+        let ns = self.model.sources.len();
+        let nops = self.built.ops.len();
+        let queries = u32::try_from(2 * nops)
+            .ok()
+            .filter(|&q| q <= wgpu::QUERY_SET_MAX_QUERIES)
+            .ok_or_else(|| BackendError::Gpu(format!("{nops} dispatches per step: too many to time")))?;
+        let qs = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("profile"),
+            ty: wgpu::QueryType::Timestamp,
+            count: queries,
+        });
+        let bytes = 8 * queries as u64;
+        let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile resolve"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let map = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile map"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let period = self.queue.get_timestamp_period() as f64 * 1e-9;
+        let mut total: Vec<(&'static str, f64, usize)> = Vec::new();
+        for s in 0..count {
+            let n = n0 + s;
+            let b = &self.built;
+            if ns > 0 {
+                self.queue
+                    .write_buffer(&b.values, 0, bytemuck::cast_slice(&sources[s * ns..(s + 1) * ns]));
+            }
+            let words = [0u32, n as u32, n as u32, ns as u32];
+            self.queue.write_buffer(&b.steps, 0, bytemuck::cast_slice(&words));
+            let due = self.model.probes.iter().any(|p| probe_due(p.every, n));
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+            let mut timed = Vec::new();
+            for (o, op) in b.ops.iter().enumerate() {
+                if op.probe && !due {
+                    continue;
+                }
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(op.kernel.entry()),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: &qs,
+                        beginning_of_pass_write_index: Some(2 * o as u32),
+                        end_of_pass_write_index: Some(2 * o as u32 + 1),
+                    }),
+                });
+                pass.set_pipeline(self.kernels.pipeline(op.kernel));
+                pass.set_bind_group(0, &op.bg, &[]);
+                if op.kernel.uses_step() {
+                    pass.set_bind_group(1, &b.step_bg, &[0]);
+                }
+                pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
+                drop(pass);
+                timed.push(o);
+            }
+            enc.resolve_query_set(&qs, 0..queries, &resolve, 0);
+            enc.copy_buffer_to_buffer(&resolve, 0, &map, 0, bytes);
+            if due {
+                enc.copy_buffer_to_buffer(&b.probe_out, 0, &b.probe_maps[0], 0, self.layout.probe_bytes());
+            }
+            self.queue.submit([enc.finish()]);
+            let ticks = {
+                let slot: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
+                let s2 = slot.clone();
+                map.map_async(wgpu::MapMode::Read, .., move |r| *s2.lock().unwrap() = Some(r));
+                self.wait()?;
+                if !matches!(slot.lock().unwrap().take(), Some(Ok(()))) {
+                    return Err(BackendError::Gpu("reading timestamps failed".into()));
+                }
+                let view = map.get_mapped_range(..).map_err(|e| BackendError::Gpu(e.to_string()))?;
+                bytemuck::pod_collect_to_vec::<u8, u64>(&view)
+            };
+            map.unmap();
+            for o in timed {
+                let op = &b.ops[o];
+                let name = if op.label.is_empty() {
+                    op.kernel.entry()
+                } else {
+                    op.label
+                };
+                let dt = ticks[2 * o + 1].saturating_sub(ticks[2 * o]) as f64 * period;
+                match total.iter_mut().find(|t| t.0 == name) {
+                    Some(t) => {
+                        t.1 += dt;
+                        t.2 += 1;
+                    }
+                    None => total.push((name, dt, 1)),
+                }
+            }
+            if due {
+                let data = self.map_read(&self.built.probe_maps[0], self.layout.probe_bytes(), None)?;
+                let mut q = 0;
+                for (pi, p) in self.model.probes.iter().enumerate() {
+                    let d = usize::from(probe_due(p.every, n));
+                    for slot in 0..p.samples.len() {
+                        self.probes[pi][slot].extend_from_slice(&data[q * MAX_STEPS..q * MAX_STEPS + d]);
+                        q += 1;
+                    }
+                }
+            }
+        }
+        for t in total.iter_mut() {
+            t.1 /= count.max(1) as f64;
+            t.2 /= count.max(1);
+        }
+        total.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(total)
+    }
+
+    /// Floats `offset .. offset + len` of a COPY_SRC buffer, through the readback staging.
+    fn read_buffer(&self, buf: &wgpu::Buffer, offset: usize, len: usize) -> Result<Vec<f32>, BackendError> {
+        let mut out = Vec::with_capacity(len);
+        let per = (self.layout.staging / 4) as usize;
+        let mut done = 0;
+        while done < len {
+            let n = per.min(len - done);
+            let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("fdtd readback"),
+            });
+            enc.copy_buffer_to_buffer(buf, 4 * (offset + done) as u64, &self.built.map, 0, 4 * n as u64);
+            self.queue.submit([enc.finish()]);
+            out.extend(self.map_read(&self.built.map, 4 * n as u64, None)?);
+            done += n;
+        }
+        Ok(out)
+    }
+
+    /// Queue writes are staged in host memory until the next submission: submit and
+    /// wait every ~64 MiB so a large state does not pile up.
+    fn write_staged(
+        &self,
+        buf: &wgpu::Buffer,
+        offset: usize,
+        data: &[f32],
+        pending: &mut usize,
+    ) -> Result<(), BackendError> {
+        self.queue
+            .write_buffer(buf, 4 * offset as u64, bytemuck::cast_slice(data));
+        *pending += 4 * data.len();
+        if *pending >= 64 << 20 {
+            self.queue.submit([]);
+            self.wait()?;
+            *pending = 0;
+        }
+        Ok(())
+    }
+
+    /// Pack box `i × j × [k0, k0 + wz)` of component `c` in piece `p` and append it to `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn gather(
+        &self,
+        p: usize,
+        c: Component,
+        i: (usize, usize),
+        j: (usize, usize),
+        k0: usize,
+        wz: usize,
+        out: &mut Vec<f32>,
+    ) -> Result<(), BackendError> {
+        let wy = j.1 - j.0;
+        let count = (i.1 - i.0) * wy * wz;
+        let (groups, stride) = build::linear(count, Kernels::linear_wg(Kernel::Gather, self.shapes), self.max_dim);
+        let words: [u32; 8] = [
+            self.layout.local(p, i.0, j.0, k0) as u32,
+            0,
+            count as u32,
+            stride,
+            wy as u32,
+            wz as u32,
+            self.layout.sx as u32,
+            self.layout.sy as u32,
+        ];
+        let b = &self.built;
+        self.queue
+            .write_buffer(&b.gather_params, 0, bytemuck::cast_slice(&words));
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("fdtd readback"),
+        });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gather"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(self.kernels.pipeline(Kernel::Gather));
+            pass.set_bind_group(0, &b.gather_bgs[p][c.index()], &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        }
+        let bytes = 4 * count as u64;
+        enc.copy_buffer_to_buffer(&b.pack, 0, &b.map, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        let data = self.map_read(&b.map, bytes, None)?;
+        out.extend_from_slice(&data);
+        Ok(())
+    }
+}
+
+impl Backend for GpuBackend {
+    fn describe(&self) -> String {
+        let kind = if self.info.is_software() {
+            "software device, slow"
+        } else {
+            device::type_name(self.info.device_type)
+        };
+        let slabs = self.layout.pieces.len();
+        format!(
+            "gpu (wgpu {:?}: {}, {kind}{})",
+            self.info.backend,
+            self.info.name,
+            if slabs > 1 {
+                format!("; grid in {slabs} x slabs")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    fn step(&mut self, n0: usize, count: usize, sources: &[f32]) -> Result<(), BackendError> {
+        // A non-blocking poll runs pending callbacks (device lost, finished work).
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        self.check()?;
+        let ns = self.model.sources.len();
+        if sources.len() < count * ns {
+            return Err(BackendError::Gpu(format!(
+                "step: {} source values for {count} steps of {ns} sources",
+                sources.len()
+            )));
+        }
+        let mut done = 0;
+        while done < count {
+            let c = self.steps_per_submit.min(count - done);
+            self.launch(n0 + done, c, &sources[done * ns..(done + c) * ns])?;
+            done += c;
+            // Record the next submission while this one runs; never more than two queued.
+            while self.in_flight.len() > 1 {
+                self.finish_one()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
+        self.flush()?;
+        Ok(std::mem::replace(&mut self.probes, empty_probe_buffers(&self.model)))
+    }
+
+    fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
+        self.flush()?;
+        let dims = self.model.grid.dims();
+        if (0..3).any(|a| lo[a] > hi[a] || hi[a] > dims[a]) {
+            return Err(BackendError::Gpu(format!(
+                "read_region {lo:?}..{hi:?} is outside the grid's samples {dims:?}"
+            )));
+        }
+        let (wy, wz) = (hi[1] - lo[1], hi[2] - lo[2]);
+        let total = (hi[0] - lo[0]) * wy * wz;
+        let mut out = Vec::with_capacity(total);
+        if total == 0 {
+            return Ok(out);
+        }
+        let staging = self.layout.staging as usize;
+        let row_bytes = 4 * wz;
+        let plane_bytes = row_bytes * wy;
+        for (p, piece) in self.layout.pieces.iter().enumerate() {
+            let (xa, xb) = (lo[0].max(piece.i0), hi[0].min(piece.end()));
+            if xa >= xb {
+                continue;
+            }
+            if plane_bytes <= staging {
+                let per = staging / plane_bytes;
+                let mut i = xa;
+                while i < xb {
+                    let e = (i + per).min(xb);
+                    self.gather(p, c, (i, e), (lo[1], hi[1]), lo[2], wz, &mut out)?;
+                    i = e;
+                }
+            } else {
+                let per = (staging / row_bytes).max(1);
+                for i in xa..xb {
+                    let mut j = lo[1];
+                    while j < hi[1] {
+                        let e = (j + per).min(hi[1]);
+                        self.gather(p, c, (i, i + 1), (j, e), lo[2], wz, &mut out)?;
+                        j = e;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError> {
+        self.read_region(c, [0; 3], self.model.grid.dims())
+    }
+
+    fn save_state(&mut self) -> Result<SolverState, BackendError> {
+        self.flush()?;
+        let fields = [0, 1, 2, 3, 4, 5].map(|c| self.read_field(Component::ALL[c]));
+        let mut out = SolverState {
+            fields: Default::default(),
+            psi: Vec::new(),
+        };
+        for (c, f) in fields.into_iter().enumerate() {
+            out.fields[c] = f?;
+        }
+        // ψ arrays in the CPU layout; samples no pass updates stay zero, as on the CPU.
+        let g = &self.model.grid;
+        out.psi = self
+            .model
+            .cpml
+            .iter()
+            .map(|l| std::array::from_fn(|slot| vec![0f32; l.psi_dims(g, slot < 2).iter().product()]))
+            .collect();
+        for pb in &self.built.psi {
+            let data = self.read_buffer(&pb.buffer, pb.at, pb.len)?;
+            out.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len].copy_from_slice(&data);
+        }
+        Ok(out)
+    }
+
+    fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
+        state.check(&self.model)?;
+        self.flush()?;
+        let [nx, ny, nz] = self.model.grid.n;
+        let gsx = self.model.grid.strides()[0];
+        let (sx, sy) = (self.layout.sx, self.layout.sy);
+        let periodic_x = self.model.faces[0] == fdtd_core::model::FaceKind::Periodic;
+        let mut pending = 0;
+        let mut plane = vec![0f32; sx];
+        for (p, piece) in self.layout.pieces.iter().enumerate() {
+            for c in 0..6 {
+                let buf = &self.built.pieces[p].fields[c];
+                for lp in 0..piece.planes + 2 {
+                    // The global plane this local plane holds: its own, or the neighbour
+                    // a ghost mirrors (the periodic image H[nx-1] below the first slab).
+                    let gi = match (piece.i0 + lp).checked_sub(1) {
+                        Some(i) if i <= nx => Some(i),
+                        None if periodic_x && (c == 4 || c == 5) => Some(nx - 1),
+                        _ => None,
+                    };
+                    plane.fill(0.0);
+                    if let Some(i) = gi {
+                        for j in 0..=ny {
+                            let src = &state.fields[c][i * gsx + j * (nz + 1)..][..nz + 1];
+                            plane[j * sy..j * sy + nz + 1].copy_from_slice(src);
+                        }
+                    }
+                    self.write_staged(buf, lp * sx, &plane, &mut pending)?;
+                }
+            }
+        }
+        for pb in &self.built.psi {
+            let data = &state.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len];
+            self.write_staged(&pb.buffer, pb.at, data, &mut pending)?;
+        }
+        self.queue.submit([]);
+        self.wait()
+    }
+}

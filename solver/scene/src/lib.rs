@@ -1,0 +1,346 @@
+//! `fdtd-scene`: what the user wrote, parsed and validated, before any discretisation.
+//!
+//! This crate knows TOML, SI units, source spans and hints; it knows nothing of grids,
+//! devices or files other than the scene itself, so the fuzz targets and any front end
+//! can use it without wgpu or libhdf5.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod component;
+pub mod waveform;
+
+pub use component::Component;
+
+/// Speed of light in vacuum (m/s).
+pub const C0: f64 = 299_792_458.0;
+/// Vacuum permeability (H/m), CODATA 2018.
+pub const MU0: f64 = 1.256_637_062_12e-6;
+/// Vacuum permittivity (F/m), from c0 and mu0.
+pub const EPS0: f64 = 1.0 / (MU0 * C0 * C0);
+/// Impedance of free space (ohm).
+pub const ETA0: f64 = MU0 * C0;
+
+mod error;
+mod parse;
+
+pub use error::SceneError;
+
+use crate::waveform::Waveform;
+use std::path::{Path, PathBuf};
+
+/// A parsed, validated scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scene {
+    /// Where the scene came from (for messages and the HDF5 attributes).
+    pub path: PathBuf,
+    /// The scene's TOML text, stored verbatim in every output file.
+    pub text: String,
+    pub domain: Domain,
+    pub time: Time,
+    pub boundaries: Boundaries,
+    /// Materials, including the built-ins `vacuum` (index 0) and `pec` (index 1).
+    pub materials: Vec<Material>,
+    /// Objects in scene order; later objects override earlier ones where they overlap.
+    pub objects: Vec<Object>,
+    pub sources: Vec<Source>,
+    pub probes: Vec<Probe>,
+    pub snapshots: Vec<Snapshot>,
+}
+
+impl Scene {
+    /// Read and parse a scene file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scene, SceneError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| SceneError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        Scene::parse(&text, path)
+    }
+
+    /// Parse a scene from text; `path` is used only in messages and metadata.
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
+        parse::parse(text, path.as_ref())
+    }
+
+    pub fn material_index(&self, name: &str) -> Option<usize> {
+        self.materials.iter().position(|m| m.name == name)
+    }
+
+    /// The scene's `[checkpoint]` section (defaults when it has none). Read from
+    /// [`Scene::text`], which the parser has validated; a scene built in code gets the
+    /// defaults.
+    pub fn checkpoint(&self) -> CheckpointSection {
+        parse::checkpoint_section(&self.text)
+    }
+}
+
+/// `[checkpoint]`: when and where a run writes checkpoints. Checkpoints do not change
+/// the physics, so this section is not part of a run's fingerprint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointSection {
+    /// Every this many steps.
+    pub every_steps: Option<usize>,
+    /// Every this many seconds of wall-clock time.
+    pub every_seconds: Option<f64>,
+    /// Where (default: `<output>.ckpt`).
+    pub path: Option<PathBuf>,
+    /// `false` turns checkpoints off (as `--no-checkpoint` does).
+    pub enabled: bool,
+}
+
+impl Default for CheckpointSection {
+    fn default() -> Self {
+        CheckpointSection {
+            every_steps: None,
+            every_seconds: None,
+            path: None,
+            enabled: true,
+        }
+    }
+}
+
+/// The computational domain: a box `[0, n·d]` along each axis, cells of size `d`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Domain {
+    /// Number of cells along x, y, z.
+    pub cells: [usize; 3],
+    /// Cell size along x, y, z (m).
+    pub cell_size: [f64; 3],
+}
+
+impl Domain {
+    pub fn size(&self) -> [f64; 3] {
+        [0, 1, 2].map(|a| self.cells[a] as f64 * self.cell_size[a])
+    }
+}
+
+/// How long to run and how large the time step is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Time {
+    pub end: TimeEnd,
+    /// Courant factor S in (0, 1]: dt = S / (c·sqrt(1/dx² + 1/dy² + 1/dz²)).
+    pub courant: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeEnd {
+    Steps(usize),
+    /// Simulated duration (s); steps = ceil(duration / dt).
+    Duration(f64),
+}
+
+/// Boundary condition on each face, in the order x-, x+, y-, y+, z-, z+.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Boundaries {
+    pub faces: [Boundary; 6],
+}
+
+impl Boundaries {
+    pub const FACE_NAMES: [&'static str; 6] = ["x_min", "x_max", "y_min", "y_max", "z_min", "z_max"];
+
+    pub fn face(&self, axis: usize, high: bool) -> &Boundary {
+        &self.faces[2 * axis + high as usize]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Boundary {
+    /// Perfect electric conductor: tangential E = 0 on the face.
+    Pec,
+    /// Perfect magnetic conductor: tangential H = 0 on the face.
+    Pmc,
+    /// Periodic: must be set on both faces of an axis.
+    Periodic,
+    /// Convolutional PML (Roden & Gedney 2000), backed by PEC.
+    Cpml(CpmlParams),
+}
+
+/// Parameters of a CPML layer; the grading is polynomial of order `order`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpmlParams {
+    /// Thickness in cells.
+    pub cells: usize,
+    /// Polynomial grading order m of sigma and kappa.
+    pub order: f64,
+    /// sigma_max as a multiple of the "optimal" 0.8(m+1)/(eta0·d) (Taflove & Hagness 7.66).
+    pub sigma_factor: f64,
+    /// kappa_max >= 1 (1 = no kappa stretching).
+    pub kappa_max: f64,
+    /// alpha_max (S/m), the CFS shift at the PML's inner edge; graded linearly to 0 at the outer edge.
+    pub alpha_max: f64,
+}
+
+impl Default for CpmlParams {
+    fn default() -> Self {
+        CpmlParams {
+            cells: 10,
+            order: 3.0,
+            sigma_factor: 1.0,
+            kappa_max: 1.0,
+            alpha_max: 0.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub kind: MaterialKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MaterialKind {
+    /// A linear isotropic medium.
+    Dielectric {
+        /// Relative permittivity (>= 1 for passive materials; validated).
+        eps_r: f64,
+        /// Relative permeability (> 0).
+        mu_r: f64,
+        /// Electric conductivity (S/m, >= 0).
+        sigma: f64,
+    },
+    /// Perfect electric conductor.
+    Pec,
+}
+
+impl Material {
+    pub fn vacuum() -> Material {
+        Material {
+            name: "vacuum".into(),
+            kind: MaterialKind::Dielectric {
+                eps_r: 1.0,
+                mu_r: 1.0,
+                sigma: 0.0,
+            },
+        }
+    }
+    pub fn pec() -> Material {
+        Material {
+            name: "pec".into(),
+            kind: MaterialKind::Pec,
+        }
+    }
+}
+
+/// A solid filled with one material.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// Index into [`Scene::materials`].
+    pub material: usize,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Axis-aligned box from `min` to `max` (m).
+    Box {
+        min: [f64; 3],
+        max: [f64; 3],
+    },
+    Sphere {
+        center: [f64; 3],
+        radius: f64,
+    },
+    /// Circular cylinder whose axis runs from `a` to `b` (any direction).
+    Cylinder {
+        a: [f64; 3],
+        b: [f64; 3],
+        radius: f64,
+    },
+}
+
+impl Shape {
+    /// Whether point `p` (m) is inside the shape (boundary included).
+    pub fn contains(&self, p: [f64; 3]) -> bool {
+        match self {
+            Shape::Box { min, max } => (0..3).all(|a| p[a] >= min[a] && p[a] <= max[a]),
+            Shape::Sphere { center, radius } => {
+                (0..3).map(|a| (p[a] - center[a]).powi(2)).sum::<f64>() <= radius * radius
+            }
+            Shape::Cylinder { a, b, radius } => {
+                let ax = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                let ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+                let len2: f64 = ax.iter().map(|v| v * v).sum();
+                if len2 == 0.0 {
+                    return false;
+                }
+                let t = (0..3).map(|i| ax[i] * ap[i]).sum::<f64>() / len2;
+                if !(0.0..=1.0).contains(&t) {
+                    return false;
+                }
+                let d2: f64 = (0..3).map(|i| (ap[i] - t * ax[i]).powi(2)).sum();
+                d2 <= radius * radius
+            }
+        }
+    }
+
+    /// Axis-aligned bounding box (min, max).
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        match self {
+            Shape::Box { min, max } => (*min, *max),
+            Shape::Sphere { center, radius } => (center.map(|c| c - radius), center.map(|c| c + radius)),
+            Shape::Cylinder { a, b, radius } => {
+                let ax = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                let len = ax.iter().map(|v| v * v).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+                let mut lo = [0.0; 3];
+                let mut hi = [0.0; 3];
+                for i in 0..3 {
+                    // Extent of the end discs along axis i: r·sqrt(1 - (ax_i/len)²).
+                    let e = radius * (1.0 - (ax[i] / len).powi(2)).max(0.0).sqrt();
+                    lo[i] = a[i].min(b[i]) - e;
+                    hi[i] = a[i].max(b[i]) + e;
+                }
+                (lo, hi)
+            }
+        }
+    }
+}
+
+/// A point source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub kind: SourceKind,
+    pub component: Component,
+    /// Position (m); snapped to the nearest sample of `component`.
+    pub position: [f64; 3],
+    pub waveform: Waveform,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// Soft current source. For E components an electric current moment I·l (A·m)
+    /// (a Hertzian dipole); for H components a magnetic current moment (V·m).
+    /// The waveform's amplitude is that moment.
+    Current,
+    /// Hard source: the field sample is set to the waveform (V/m or A/m).
+    Hard,
+}
+
+/// Records field components at a point every `every` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub name: String,
+    pub position: [f64; 3],
+    pub components: Vec<Component>,
+    pub every: usize,
+}
+
+/// Records field components over a region every `every` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub name: String,
+    pub region: Region,
+    pub components: Vec<Component>,
+    pub every: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Region {
+    /// The whole domain.
+    All,
+    /// The plane `axis = position` (m), snapped to the nearest grid plane.
+    Plane { axis: usize, position: f64 },
+    /// An axis-aligned box (m).
+    Box { min: [f64; 3], max: [f64; 3] },
+}

@@ -1,0 +1,1883 @@
+//! Scene TOML → [`Scene`].
+//!
+//! A small typed walker over `toml`'s spanned document tree ([`DeTable`]), so every
+//! problem is reported with its `line:column`, its dotted key path and, where one is
+//! close, a did-you-mean suggestion. The format is documented in `docs/scene-format.md`.
+use super::{
+    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene,
+    SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd,
+};
+use crate::waveform::{WaveShape, Waveform};
+use crate::{Component, C0};
+use std::f64::consts::PI;
+use std::ops::Range;
+use std::path::Path;
+use toml::de::{DeInteger, DeTable, DeValue};
+use toml::Spanned;
+
+/// Grids above this many cells are rejected outright (the memory plan checks finer).
+const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
+
+const TOP_KEYS: [&str; 9] = [
+    "domain",
+    "time",
+    "boundaries",
+    "materials",
+    "objects",
+    "sources",
+    "probes",
+    "snapshots",
+    "checkpoint",
+];
+const AXES: [&str; 3] = ["x", "y", "z"];
+const COMPONENT_NAMES: [&str; 6] = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
+
+pub(super) fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
+    let doc = DeTable::parse(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        Diag::new(span, "", format!("invalid TOML: {}", e.message().trim())).into_error(text, path)
+    })?;
+    let root = Tbl {
+        t: doc.get_ref(),
+        span: 0..0,
+        path: String::new(),
+    };
+    scene(&root, text, path).map_err(|d| d.into_error(text, path))
+}
+
+fn scene(root: &Tbl, text: &str, path: &Path) -> R<Scene> {
+    root.check_keys_with(&TOP_KEYS, planned_section)?;
+    let (domain, grid_at) = domain(&root.req("domain")?.table()?)?;
+    let time = time(&root.req("time")?.table()?, domain.cell_size)?;
+    let boundaries = boundaries(
+        root.get("boundaries").map(|v| v.table()).transpose()?,
+        &domain,
+        &grid_at,
+    )?;
+    let materials = materials(root.get("materials"), time.courant)?;
+    checkpoint(root.get("checkpoint"))?;
+    let size = domain.size();
+    let objects = list(root.get("objects"), "objects")?
+        .iter()
+        .map(|t| object(t, &materials, size))
+        .collect::<R<Vec<_>>>()?;
+    let sources = sources(list(root.get("sources"), "sources")?, size)?;
+    let mut names = Names::default();
+    let probes = list(root.get("probes"), "probes")?
+        .iter()
+        .enumerate()
+        .map(|(i, t)| probe(t, i, size, &mut names))
+        .collect::<R<Vec<_>>>()?;
+    let snapshots = list(root.get("snapshots"), "snapshots")?
+        .iter()
+        .enumerate()
+        .map(|(i, t)| snapshot(t, i, size, &mut names))
+        .collect::<R<Vec<_>>>()?;
+    Ok(Scene {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        domain,
+        time,
+        boundaries,
+        materials,
+        objects,
+        sources,
+        probes,
+        snapshots,
+    })
+}
+
+/// Top-level names of planned features, so users get "not implemented yet"
+/// rather than "unknown key".
+fn planned_section(key: &str) -> Note {
+    let (message, hint) = match key {
+        "ports" | "lumped_ports" => (
+            "lumped ports are not implemented yet",
+            "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
+        ),
+        "monitors" | "dft" => (
+            "frequency-domain monitors are not implemented yet",
+            "record time signals with [[probes]] and Fourier-transform them afterwards",
+        ),
+        "plane_wave" | "tfsf" => (
+            "plane-wave (TF/SF) sources are not implemented yet",
+            "use point [[sources]] for now",
+        ),
+        _ => return None,
+    };
+    Some((message.into(), Some(hint.into())))
+}
+
+// ---------------------------------------------------------------------------
+// Sections
+// ---------------------------------------------------------------------------
+
+/// `[domain]`; also returns the `size`/`cells` value, where grid-size problems point.
+fn domain<'a>(t: &Tbl<'a>) -> R<(Domain, Val<'a>)> {
+    t.check_keys(&["cell", "size", "cells"])?;
+    let cell_v = t.req("cell")?;
+    let cell_size = match cell_v.value() {
+        DeValue::Array(_) => cell_v.vec3_with(|v| v.positive())?,
+        DeValue::Integer(_) | DeValue::Float(_) => [cell_v.positive()?; 3],
+        _ => return Err(cell_v.expected("a number or an array of 3 numbers [dx, dy, dz]")),
+    };
+    let (cells, grid_at) = match t.one_of("size", "cells")? {
+        OneOf::First(v) => (cells_from_size(&v, cell_size)?, v),
+        OneOf::Second(v) => {
+            let items = v.items_n(3, "3 integers [nx, ny, nz]")?;
+            let mut n = [0usize; 3];
+            for (a, item) in items.iter().enumerate() {
+                n[a] = item.uint(1)?;
+            }
+            (n, v)
+        }
+    };
+    let total: f64 = cells.iter().map(|&n| n as f64).product();
+    if total > MAX_CELLS {
+        return Err(grid_at
+            .err(format!(
+                "a grid of {} x {} x {} = {} cells is too large",
+                cells[0],
+                cells[1],
+                cells[2],
+                num(total)
+            ))
+            .hint("the limit is 2^40 (about 1.1e12) cells; use larger cells or a smaller domain"));
+    }
+    Ok((Domain { cells, cell_size }, grid_at))
+}
+
+fn cells_from_size(v: &Val, d: [f64; 3]) -> R<[usize; 3]> {
+    let items = v.items_n(3, "3 numbers [x, y, z]")?;
+    let size = [items[0].positive()?, items[1].positive()?, items[2].positive()?];
+    let exact = [0, 1, 2].map(|a| size[a] / d[a]);
+    let nearest = exact.map(|n| n.round().max(1.0));
+    if let Some(a) = (0..3).find(|&a| exact[a] > MAX_CELLS) {
+        return Err(items[a]
+            .err(format!(
+                "{} m in cells of {} m is far too many cells",
+                num(size[a]),
+                num(d[a])
+            ))
+            .hint("the limit is 2^40 (about 1.1e12) cells in all"));
+    }
+    for (a, item) in items.iter().enumerate() {
+        if (exact[a] - nearest[a]).abs() > 1e-6 * nearest[a] {
+            let what = if exact[a] < 0.5 {
+                format!("{} m is smaller than one cell ({} m)", num(size[a]), num(d[a]))
+            } else {
+                format!(
+                    "{} m is not a whole number of cells of {} m ({} cells)",
+                    num(size[a]),
+                    num(d[a]),
+                    num(exact[a])
+                )
+            };
+            let valid = [0, 1, 2].map(|b| nearest[b] * d[b]);
+            return Err(item.err(what).hint(format!(
+                "nearest valid size: size = {} ({} x {} x {} cells), or give `cells` instead",
+                vec3(valid),
+                nearest[0],
+                nearest[1],
+                nearest[2]
+            )));
+        }
+    }
+    Ok(nearest.map(|n| n as usize))
+}
+
+/// A `duration` needing more steps than this is almost surely a unit mistake.
+const MAX_DURATION_STEPS: f64 = 1e9;
+
+fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
+    t.check_keys(&["duration", "steps", "courant"])?;
+    let courant = match t.get("courant") {
+        None => 0.99,
+        Some(v) => {
+            let s = v.positive()?;
+            if s > 1.0 {
+                return Err(v
+                    .err(format!(
+                        "Courant factor {} > 1: the Yee scheme is unstable above 1",
+                        num(s)
+                    ))
+                    .hint("use a value in (0, 1]; the default is 0.99"));
+            }
+            s
+        }
+    };
+    let end = match t.one_of("duration", "steps")? {
+        OneOf::First(v) => {
+            let duration = v.positive()?;
+            // The same dt as model::Grid.
+            let dt = courant / (C0 * cell_size.iter().map(|d| 1.0 / (d * d)).sum::<f64>().sqrt());
+            let steps = duration / dt;
+            if steps < 1.0 - 1e-9 {
+                return Err(v.err(format!(
+                    "{} s is shorter than one time step (dt = {} s)",
+                    num(duration),
+                    num(dt)
+                )));
+            }
+            if steps > MAX_DURATION_STEPS {
+                return Err(v
+                    .err(format!(
+                        "{} s would take {} time steps of {} s",
+                        num(duration),
+                        num(steps.ceil()),
+                        num(dt)
+                    ))
+                    .hint("durations are in seconds (1 ns = 1e-9); give `steps` to really run this long"));
+            }
+            TimeEnd::Duration(duration)
+        }
+        OneOf::Second(v) => TimeEnd::Steps(v.uint(1)?),
+    };
+    Ok(Time { end, courant })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FaceKind {
+    Pec,
+    Pmc,
+    Periodic,
+    Cpml,
+}
+
+/// Which key set a face: its span, its name and its precedence (0 all, 1 axis, 2 face).
+struct FaceSetting {
+    kind: FaceKind,
+    level: u8,
+    key: &'static str,
+    span: Range<usize>,
+}
+
+fn boundaries(t: Option<Tbl>, domain: &Domain, grid_at: &Val) -> R<Boundaries> {
+    let mut faces: [Option<FaceSetting>; 6] = Default::default();
+    let mut params = CpmlParams::default();
+    let mut cpml_cells_at = None;
+    if let Some(t) = &t {
+        let mut allowed = vec!["all", "x", "y", "z", "cpml"];
+        allowed.extend(Boundaries::FACE_NAMES);
+        t.check_keys(&allowed)?;
+        let keys = std::iter::once(("all", 0, vec![0, 1, 2, 3, 4, 5]))
+            .chain(AXES.iter().enumerate().map(|(a, &k)| (k, 1, vec![2 * a, 2 * a + 1])))
+            .chain(Boundaries::FACE_NAMES.iter().enumerate().map(|(f, &k)| (k, 2, vec![f])));
+        for (key, level, targets) in keys {
+            let Some(v) = t.get(key) else { continue };
+            let kind = boundary_kind(&v)?;
+            let span = t.key_span(key);
+            for f in targets {
+                if let Some(prev) = &faces[f] {
+                    if prev.level == 1 && level == 2 {
+                        return Err(Diag::new(
+                            span,
+                            &v.path,
+                            format!("face {key} is set twice, by {:?} and by {key:?}", prev.key),
+                        )
+                        .hint("remove one of them (a face key overrides only \"all\")"));
+                    }
+                }
+                faces[f] = Some(FaceSetting {
+                    kind,
+                    level,
+                    key,
+                    span: span.clone(),
+                });
+            }
+        }
+        if let Some(c) = t.get("cpml") {
+            let c = c.table()?;
+            params = cpml_params(&c)?;
+            cpml_cells_at = c.get("cells");
+        }
+    }
+    check_periodic(&faces)?;
+    let kinds = faces.map(|f| f.map_or(FaceKind::Cpml, |f| f.kind));
+    for (a, axis) in AXES.iter().enumerate() {
+        let layers = (0..2).filter(|h| kinds[2 * a + h] == FaceKind::Cpml).count();
+        let total = layers.saturating_mul(params.cells);
+        let n = domain.cells[a];
+        if total > 0 && total >= n {
+            let at = cpml_cells_at.as_ref().unwrap_or(grid_at);
+            return Err(at
+                .err(format!(
+                    "CPML layers ({total} cells in all) leave no interior along {axis}, which has {n} cells"
+                ))
+                .hint("enlarge the domain, or make [boundaries.cpml] cells smaller"));
+        }
+    }
+    Ok(Boundaries {
+        faces: kinds.map(|k| match k {
+            FaceKind::Pec => Boundary::Pec,
+            FaceKind::Pmc => Boundary::Pmc,
+            FaceKind::Periodic => Boundary::Periodic,
+            FaceKind::Cpml => Boundary::Cpml(params.clone()),
+        }),
+    })
+}
+
+fn boundary_kind(v: &Val) -> R<FaceKind> {
+    let name = choice(v, "boundary", &["pec", "pmc", "periodic", "cpml"], |s| {
+        matches!(s, "pml" | "abc" | "mur" | "absorbing" | "open").then(|| {
+            (
+                format!("unknown boundary {s:?}"),
+                Some("absorbing boundaries are \"cpml\"".into()),
+            )
+        })
+    })?;
+    Ok(match name {
+        "pec" => FaceKind::Pec,
+        "pmc" => FaceKind::Pmc,
+        "periodic" => FaceKind::Periodic,
+        _ => FaceKind::Cpml,
+    })
+}
+
+fn check_periodic(faces: &[Option<FaceSetting>; 6]) -> R<()> {
+    let periodic = |f: usize| faces[f].as_ref().is_some_and(|s| s.kind == FaceKind::Periodic);
+    for (a, axis) in AXES.iter().enumerate() {
+        let (lo, hi) = (2 * a, 2 * a + 1);
+        if periodic(lo) == periodic(hi) {
+            continue;
+        }
+        let (p, other) = if periodic(lo) { (lo, hi) } else { (hi, lo) };
+        // Blame the face key that broke the symmetry (an axis key or `all` set both).
+        let Some(blame) = [p, other]
+            .into_iter()
+            .filter_map(|f| faces[f].as_ref())
+            .find(|s| s.level == 2)
+            .or(faces[p].as_ref())
+        else {
+            continue; // unreachable: a periodic face was set by some key
+        };
+        return Err(Diag::new(
+            blame.span.clone(),
+            &format!("boundaries.{}", blame.key),
+            format!(
+                "periodic boundary on {} needs {} periodic too",
+                Boundaries::FACE_NAMES[p],
+                Boundaries::FACE_NAMES[other]
+            ),
+        )
+        .hint(format!("set {axis} = \"periodic\" to make both faces periodic")));
+    }
+    Ok(())
+}
+
+fn cpml_params(t: &Tbl) -> R<CpmlParams> {
+    t.check_keys(&["cells", "order", "sigma_factor", "kappa_max", "alpha_max"])?;
+    let d = CpmlParams::default();
+    let kappa_max = opt(t, "kappa_max", d.kappa_max, |v| v.at_least(1.0))?;
+    Ok(CpmlParams {
+        cells: t.get("cells").map_or(Ok(d.cells), |v| v.uint(1))?,
+        order: opt(t, "order", d.order, Val::nonneg)?,
+        sigma_factor: opt(t, "sigma_factor", d.sigma_factor, Val::nonneg)?,
+        kappa_max,
+        alpha_max: opt(t, "alpha_max", d.alpha_max, Val::nonneg)?,
+    })
+}
+
+fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
+    let mut out = vec![Material::vacuum(), Material::pec()];
+    let Some(v) = v else { return Ok(out) };
+    let DeValue::Table(_) = v.value() else {
+        return Err(v
+            .expected("a table of materials")
+            .hint("define each material as [materials.NAME] with eps_r, mu_r, sigma"));
+    };
+    let t = v.table()?;
+    for (name, span, m) in t.entries() {
+        if name == "vacuum" || name == "pec" {
+            return Err(
+                Diag::new(span, &m.path, format!("built-in material {name:?} cannot be redefined"))
+                    .hint("\"vacuum\" and \"pec\" always exist; give your material another name"),
+            );
+        }
+        if name.trim().is_empty() {
+            return Err(Diag::new(span, &m.path, "a material name must not be empty"));
+        }
+        let m = m.table()?;
+        m.check_keys_with(&["eps_r", "mu_r", "sigma"], |k| {
+            matches!(k, "debye" | "lorentz" | "drude" | "poles").then(|| {
+                (
+                    "dispersive materials are not implemented yet".to_string(),
+                    Some("only eps_r, mu_r and sigma (conductivity) are supported".to_string()),
+                )
+            })
+        })?;
+        let eps_r = match m.get("eps_r") {
+            None => 1.0,
+            Some(v) => {
+                let e = v.num()?;
+                if e < 1.0 {
+                    return Err(v.err(format!("eps_r = {} < 1 is not a passive material", num(e))).hint(
+                        "non-dispersive materials need eps_r >= 1; model metals with \"pec\" or a conductivity `sigma`",
+                    ));
+                }
+                e
+            }
+        };
+        let mu_r = opt(&m, "mu_r", 1.0, Val::positive)?;
+        // Waves travel at c/sqrt(eps_r·mu_r): faster than c when the product is below 1,
+        // and the Yee scheme is stable only while courant·(that speed)/c <= 1.
+        if courant * courant > eps_r * mu_r {
+            let at = m.get("mu_r").or_else(|| m.get("eps_r")).expect("mu_r < 1 was given");
+            let limit = (eps_r * mu_r).sqrt();
+            return Err(at
+                .err(format!(
+                    "eps_r·mu_r = {} makes waves faster than light here, and the run unstable at Courant factor {}",
+                    num(eps_r * mu_r),
+                    num(courant)
+                ))
+                .hint(format!(
+                    "the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= {}",
+                    num((limit * 1e6).floor() / 1e6)
+                )));
+        }
+        out.push(Material {
+            name: name.to_string(),
+            kind: MaterialKind::Dielectric {
+                eps_r,
+                mu_r,
+                sigma: opt(&m, "sigma", 0.0, Val::nonneg)?,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// `[checkpoint]` (optional): periodic checkpoints of a run.
+fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
+    let mut out = CheckpointSection::default();
+    let Some(v) = v else { return Ok(out) };
+    let t = v.table()?;
+    t.check_keys(&["every_steps", "every_seconds", "path", "enabled"])?;
+    if let Some(v) = t.get("every_steps") {
+        out.every_steps = Some(v.uint(1)?);
+    }
+    if let Some(v) = t.get("every_seconds") {
+        out.every_seconds = Some(v.positive()?);
+    }
+    if let Some(v) = t.get("path") {
+        let p = v.str()?;
+        if p.trim().is_empty() {
+            return Err(v.err("the checkpoint path is empty"));
+        }
+        out.path = Some(p.into());
+    }
+    if let Some(v) = t.get("enabled") {
+        match v.value() {
+            DeValue::Boolean(b) => out.enabled = *b,
+            _ => return Err(v.expected("true or false")),
+        }
+    }
+    Ok(out)
+}
+
+/// The `[checkpoint]` section of scene text that [`parse`] accepted (defaults when absent).
+pub(super) fn checkpoint_section(text: &str) -> CheckpointSection {
+    let Ok(doc) = DeTable::parse(text) else {
+        return CheckpointSection::default();
+    };
+    let root = Tbl {
+        t: doc.get_ref(),
+        span: 0..0,
+        path: String::new(),
+    };
+    checkpoint(root.get("checkpoint")).unwrap_or_default()
+}
+
+const SHAPE_KEYS: [(&str, &[&str]); 3] = [
+    ("box", &["min", "max"]),
+    ("sphere", &["center", "radius"]),
+    ("cylinder", &["a", "b", "radius"]),
+];
+
+fn object(t: &Tbl, materials: &[Material], size: [f64; 3]) -> R<Object> {
+    let shape_v = t.req("shape")?;
+    let shape_name = choice(&shape_v, "shape", &["box", "sphere", "cylinder"], |_| None)?;
+    let geometry = SHAPE_KEYS
+        .iter()
+        .find(|(s, _)| *s == shape_name)
+        .map_or(&[][..], |(_, k)| k);
+    let mut allowed = vec!["shape", "material"];
+    allowed.extend(geometry);
+    t.check_keys_with(&allowed, |k| {
+        let users: Vec<&str> = SHAPE_KEYS
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(s, _)| *s)
+            .collect();
+        (!users.is_empty()).then(|| {
+            (
+                format!("{k:?} does not apply to a {shape_name}"),
+                Some(format!("a {shape_name} takes {}", quoted(geometry))),
+            )
+        })
+    })?;
+    let material = material_ref(&t.req("material")?, materials)?;
+    let shape = match shape_name {
+        "box" => {
+            let min = t.req("min")?.vec3()?;
+            let max_v = t.req("max")?;
+            let max = max_v.vec3()?;
+            if let Some(a) = (0..3).find(|&a| min[a] > max[a]) {
+                return Err(max_v.err(format!(
+                    "max is below min along {} ({} < {})",
+                    AXES[a],
+                    num(max[a]),
+                    num(min[a])
+                )));
+            }
+            Shape::Box { min, max }
+        }
+        "sphere" => Shape::Sphere {
+            center: t.req("center")?.vec3()?,
+            radius: t.req("radius")?.positive()?,
+        },
+        _ => {
+            let a = t.req("a")?.vec3()?;
+            let b_v = t.req("b")?;
+            let b = b_v.vec3()?;
+            if a == b {
+                return Err(b_v.err("the cylinder's axis has zero length (a == b)"));
+            }
+            Shape::Cylinder {
+                a,
+                b,
+                radius: t.req("radius")?.positive()?,
+            }
+        }
+    };
+    let (lo, hi) = shape.bounds();
+    if (0..3).any(|a| !(hi[a] >= 0.0 && lo[a] <= size[a])) {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            format!(
+                "the {shape_name} (bounds {} to {}) lies entirely outside the domain {}",
+                vec3(lo),
+                vec3(hi),
+                domain_desc(size)
+            ),
+        ));
+    }
+    Ok(Object { material, shape })
+}
+
+fn material_ref(v: &Val, materials: &[Material]) -> R<usize> {
+    let name = v.str()?;
+    if let Some(i) = materials.iter().position(|m| m.name == name) {
+        return Ok(i);
+    }
+    let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
+    let hint = match suggest(name, &names) {
+        Some(s) => format!("did you mean {s:?}?"),
+        None => format!("defined materials: {}", quoted(&names)),
+    };
+    Err(v.err(format!("unknown material {name:?}")).hint(hint))
+}
+
+fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> R<Vec<Source>> {
+    let mut names = Names::default();
+    tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.check_keys(&["name", "type", "component", "position", "waveform"])?;
+            let name = names.take(t, "source", i)?;
+            let kind = source_kind(&t.req("type")?)?;
+            let component = component(&t.req("component")?)?;
+            let position = point(&t.req("position")?, size)?;
+            let waveform = waveform(&t.req("waveform")?.table()?)?;
+            Ok(Source {
+                name,
+                kind,
+                component,
+                position,
+                waveform,
+            })
+        })
+        .collect()
+}
+
+fn source_kind(v: &Val) -> R<SourceKind> {
+    let planned = |s: &str| -> Note {
+        match s {
+            "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
+            "port" | "lumped_port" => Some((
+                "lumped ports are not implemented yet".into(),
+                Some("a soft \"current\" source in a one-cell gap is the closest substitute".into()),
+            )),
+            _ => None,
+        }
+    };
+    Ok(match choice(v, "source type", &["current", "hard"], planned)? {
+        "current" => SourceKind::Current,
+        _ => SourceKind::Hard,
+    })
+}
+
+/// Keys each waveform type accepts besides `type`, `amplitude` and `delay`.
+const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
+    ("gaussian", &["frequency", "tau"]),
+    ("gaussian_derivative", &["frequency", "tau"]),
+    ("ricker", &["frequency"]),
+    ("modulated_gaussian", &["frequency", "tau", "bandwidth"]),
+    ("sine", &["frequency", "ramp"]),
+];
+
+fn waveform(t: &Tbl) -> R<Waveform> {
+    let types = WAVEFORM_KEYS.map(|(k, _)| k);
+    let ty = choice(&t.req("type")?, "waveform type", &types, |_| None)?;
+    let own = WAVEFORM_KEYS
+        .iter()
+        .find(|(k, _)| *k == ty)
+        .map_or(&[][..], |(_, keys)| keys);
+    let mut allowed = vec!["type", "amplitude", "delay"];
+    allowed.extend(own);
+    t.check_keys_with(&allowed, |k| {
+        let users: Vec<&str> = WAVEFORM_KEYS
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(w, _)| *w)
+            .collect();
+        (!users.is_empty()).then(|| {
+            (
+                format!("{k:?} does not apply to waveform type {ty:?}"),
+                Some(format!("it is used by {}", quoted(&users))),
+            )
+        })
+    })?;
+    let amplitude = opt(t, "amplitude", 1.0, Val::num)?;
+    let positive = |key: &str| t.get(key).map(|v| v.positive()).transpose();
+    // Shape and default delay.
+    let (shape, delay) = match ty {
+        "gaussian" | "gaussian_derivative" => {
+            let (tau, delay) = match t.one_of("frequency", "tau")? {
+                OneOf::First(f) => gprmax_gaussian(f.positive()?),
+                OneOf::Second(tau) => {
+                    let tau = tau.positive()?;
+                    (tau, 4.5 * tau)
+                }
+            };
+            if ty == "gaussian" {
+                (WaveShape::Gaussian { tau }, delay)
+            } else {
+                (WaveShape::GaussianDerivative { tau }, delay)
+            }
+        }
+        "ricker" => {
+            let frequency = t.req("frequency")?.positive()?;
+            (WaveShape::Ricker { frequency }, 2f64.sqrt() / frequency)
+        }
+        "modulated_gaussian" => {
+            let frequency = t.req("frequency")?.positive()?;
+            t.exclusive("tau", "bandwidth")?;
+            let tau = match (positive("tau")?, positive("bandwidth")?) {
+                (Some(tau), _) => tau,
+                (None, bandwidth) => 2.0 / (PI * bandwidth.unwrap_or(frequency)),
+            };
+            (WaveShape::ModulatedGaussian { frequency, tau }, 4.5 * tau)
+        }
+        _ => {
+            let frequency = t.req("frequency")?.positive()?;
+            let ramp = positive("ramp")?.unwrap_or(2.0 / frequency);
+            (WaveShape::Sine { frequency, ramp }, 0.0)
+        }
+    };
+    let delay = opt(t, "delay", delay, Val::nonneg)?;
+    let derived = match shape {
+        WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => [tau, tau],
+        WaveShape::Ricker { frequency } => [frequency, frequency],
+        WaveShape::ModulatedGaussian { frequency, tau } => [frequency, tau],
+        WaveShape::Sine { frequency, ramp } => [frequency, ramp],
+    };
+    // Extreme (e.g. subnormal) inputs can overflow tau, delay or ramp.
+    if !(delay.is_finite() && derived.iter().all(|x| x.is_finite() && *x > 0.0)) {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            format!("the waveform's parameters are out of range ({shape:?}, delay {delay:e} s)"),
+        ));
+    }
+    Ok(Waveform {
+        shape,
+        amplitude,
+        delay,
+    })
+}
+
+/// gprMax's gaussian for a frequency f: `(tau, delay)` = (1/(pi·sqrt(2)·f), 1/f),
+/// taken from [`Waveform::gaussian_from_frequency`] so the numbers are identical.
+fn gprmax_gaussian(f: f64) -> (f64, f64) {
+    let g = Waveform::gaussian_from_frequency(1.0, f);
+    match g.shape {
+        WaveShape::Gaussian { tau } => (tau, g.delay),
+        _ => (1.0 / (PI * 2f64.sqrt() * f), 1.0 / f),
+    }
+}
+
+fn probe(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<Probe> {
+    t.check_keys(&["name", "position", "components", "every"])?;
+    Ok(Probe {
+        name: names.take(t, "probe", i)?,
+        position: point(&t.req("position")?, size)?,
+        components: t
+            .get("components")
+            .map_or(Ok(Component::ALL.to_vec()), |v| components(&v))?,
+        every: t.get("every").map_or(Ok(1), |v| v.uint(1))?,
+    })
+}
+
+fn snapshot(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<Snapshot> {
+    t.check_keys(&["name", "components", "every", "plane", "box"])?;
+    let name = names.take(t, "snapshot", i)?;
+    t.exclusive("plane", "box")?;
+    let region = if let Some(p) = t.get("plane") {
+        let p = p.table()?;
+        p.check_keys(&["axis", "position"])?;
+        let axis_name = choice(&p.req("axis")?, "axis", &AXES, |_| None)?;
+        let axis = AXES.iter().position(|&a| a == axis_name).unwrap_or(0);
+        let pos_v = p.req("position")?;
+        let position = pos_v.num()?;
+        if !within(position, size[axis]) {
+            return Err(pos_v.err(format!(
+                "plane {axis_name} = {} m is outside the domain (0 to {} m)",
+                num(position),
+                num(size[axis])
+            )));
+        }
+        Region::Plane { axis, position }
+    } else if let Some(b) = t.get("box") {
+        let b = b.table()?;
+        b.check_keys(&["min", "max"])?;
+        let min = b.req("min")?.vec3()?;
+        let max_v = b.req("max")?;
+        let max = max_v.vec3()?;
+        if let Some(a) = (0..3).find(|&a| min[a] > max[a]) {
+            return Err(max_v.err(format!("max is below min along {}", AXES[a])));
+        }
+        if (0..3).any(|a| max[a] < 0.0 || min[a] > size[a]) {
+            return Err(Diag::new(
+                b.span.clone(),
+                &b.path,
+                format!("the box lies entirely outside the domain {}", domain_desc(size)),
+            ));
+        }
+        Region::Box { min, max }
+    } else {
+        Region::All
+    };
+    Ok(Snapshot {
+        name,
+        region,
+        components: t
+            .get("components")
+            .map_or(Ok(vec![Component::Ex, Component::Ey, Component::Ez]), |v| {
+                components(&v)
+            })?,
+        every: t.get("every").map_or(Ok(10), |v| v.uint(1))?,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Shared value helpers
+// ---------------------------------------------------------------------------
+
+/// An optional array of tables (`[[objects]]`, ...); absent means empty.
+fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    let DeValue::Array(_) = v.value() else {
+        return Err(v
+            .expected("an array of tables")
+            .hint(format!("write [[{name}]] (double brackets) once per entry")));
+    };
+    v.items()?.iter().map(Val::table).collect()
+}
+
+/// Unique names for sources, or for probes and snapshots together.
+#[derive(Default)]
+struct Names(Vec<(String, String)>);
+
+impl Names {
+    /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
+    fn take(&mut self, t: &Tbl, prefix: &str, i: usize) -> R<String> {
+        let (name, at) = match t.get("name") {
+            Some(v) => {
+                let s = v.str()?;
+                if s.trim().is_empty() {
+                    return Err(v.err("a name must not be empty"));
+                }
+                if s.chars().any(|c| c == '/' || c.is_control()) {
+                    return Err(v
+                        .err(format!("invalid name {s:?}"))
+                        .hint("names are used in the output file: no '/' or control characters"));
+                }
+                (s.to_string(), v.err(""))
+            }
+            None => (format!("{prefix}{}", i + 1), Diag::new(t.span.clone(), &t.path, "")),
+        };
+        if let Some((_, other)) = self.0.iter().find(|(n, _)| *n == name) {
+            return Err(Diag {
+                message: format!("duplicate name {name:?} (also used by {other})"),
+                ..at
+            }
+            .hint("names must be unique"));
+        }
+        self.0.push((name.clone(), t.path.clone()));
+        Ok(name)
+    }
+}
+
+fn component(v: &Val) -> R<Component> {
+    let s = v.str()?;
+    s.parse().map_err(|_| {
+        let hint = match suggest(s, &COMPONENT_NAMES) {
+            Some(c) => format!("did you mean {c:?}?"),
+            None => "expected one of Ex, Ey, Ez, Hx, Hy, Hz".into(),
+        };
+        v.err(format!("unknown field component {s:?}")).hint(hint)
+    })
+}
+
+/// A list of components; a single string is accepted as a list of one.
+fn components(v: &Val) -> R<Vec<Component>> {
+    if let DeValue::String(_) = v.value() {
+        return Ok(vec![component(v)?]);
+    }
+    let items = match v.value() {
+        DeValue::Array(_) => v.items()?,
+        _ => return Err(v.expected("an array of field components like [\"Ex\", \"Hz\"]")),
+    };
+    if items.is_empty() {
+        return Err(v
+            .err("the list of components is empty")
+            .hint("list at least one of Ex, Ey, Ez, Hx, Hy, Hz"));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for item in &items {
+        let c = component(item)?;
+        if out.contains(&c) {
+            return Err(item.err(format!("component {c} is listed twice")));
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// A position that must lie inside the domain (faces included).
+fn point(v: &Val, size: [f64; 3]) -> R<[f64; 3]> {
+    let p = v.vec3()?;
+    if let Some(a) = (0..3).find(|&a| !within(p[a], size[a])) {
+        return Err(v
+            .err(format!(
+                "position {} m is outside the domain {}",
+                vec3(p),
+                domain_desc(size)
+            ))
+            .hint(format!("{} must be between 0 and {} m", AXES[a], num(size[a]))));
+    }
+    Ok(p)
+}
+
+/// `0 <= x <= size`, with a little slack for rounding in the user's arithmetic.
+fn within(x: f64, size: f64) -> bool {
+    let tol = 1e-9 * size;
+    x >= -tol && x <= size + tol
+}
+
+/// An optional number with a default, checked by `check` when present.
+fn opt<'a>(t: &Tbl<'a>, key: &str, default: f64, check: impl Fn(&Val<'a>) -> R<f64>) -> R<f64> {
+    t.get(key).map_or(Ok(default), |v| check(&v))
+}
+
+/// A string that must be one of `options`.
+fn choice<'o>(v: &Val, what: &str, options: &[&'o str], special: impl Fn(&str) -> Note) -> R<&'o str> {
+    let s = v.str()?;
+    if let Some(o) = options.iter().find(|&&o| o == s) {
+        return Ok(o);
+    }
+    if let Some((message, hint)) = special(s) {
+        return Err(Diag { hint, ..v.err(message) });
+    }
+    let hint = match suggest(s, options) {
+        Some(o) => format!("did you mean {o:?}?"),
+        None => format!("expected one of {}", quoted(options)),
+    };
+    Err(v.err(format!("unknown {what} {s:?}")).hint(hint))
+}
+
+/// The closest candidate to a misspelt `word`, if any is close enough.
+fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let w = word.to_lowercase();
+    let len = w.chars().count();
+    let max_edits = match len {
+        0 | 1 => 0,
+        2 | 3 => 1,
+        _ => 2,
+    };
+    candidates
+        .iter()
+        .filter_map(|&c| {
+            let cl = c.to_lowercase();
+            let edits = strsim::damerau_levenshtein(&w, &cl);
+            let jw = strsim::jaro_winkler(&w, &cl);
+            (edits <= max_edits || (len >= 4 && jw >= 0.9)).then_some((edits, jw, c))
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(_, _, c)| c)
+}
+
+fn quoted(names: &[&str]) -> String {
+    names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+}
+
+/// A number for messages: 12 significant digits, exponent form when very small or large.
+fn num(x: f64) -> String {
+    let y: f64 = format!("{x:.11e}").parse().unwrap_or(x);
+    if y != 0.0 && y.is_finite() && (y.abs() < 1e-3 || y.abs() >= 1e6) {
+        format!("{y:e}")
+    } else {
+        format!("{y}")
+    }
+}
+
+fn vec3(v: [f64; 3]) -> String {
+    format!("[{}, {}, {}]", num(v[0]), num(v[1]), num(v[2]))
+}
+
+fn domain_desc(size: [f64; 3]) -> String {
+    format!(
+        "[0, {}] x [0, {}] x [0, {}] m",
+        num(size[0]),
+        num(size[1]),
+        num(size[2])
+    )
+}
+
+fn int_value(i: &DeInteger) -> Option<i128> {
+    i128::from_str_radix(i.as_str(), i.radix()).ok()
+}
+
+/// A key for a dotted path: bare if it is a TOML bare key, else quoted.
+fn key_segment(key: &str) -> String {
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        key.to_string()
+    } else {
+        format!("{key:?}")
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The spanned walker
+// ---------------------------------------------------------------------------
+
+/// A problem at a byte span, before it is turned into line:column.
+#[derive(Debug)]
+struct Diag {
+    span: Range<usize>,
+    key: String,
+    message: String,
+    hint: Option<String>,
+}
+
+type R<T> = Result<T, Diag>;
+
+/// A message and optional hint for a recognised-but-unsupported name.
+type Note = Option<(String, Option<String>)>;
+
+impl Diag {
+    fn new(span: Range<usize>, key: &str, message: impl Into<String>) -> Diag {
+        Diag {
+            span,
+            key: key.to_string(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(self, hint: impl Into<String>) -> Diag {
+        Diag {
+            hint: Some(hint.into()),
+            ..self
+        }
+    }
+
+    fn into_error(self, text: &str, path: &Path) -> SceneError {
+        let (line, column) = line_col(text, self.span.start);
+        SceneError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            key: self.key,
+            message: self.message,
+            hint: self.hint,
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+fn describe(v: &DeValue) -> String {
+    match v {
+        DeValue::String(s) if s.chars().count() <= 40 => format!("string {s:?}"),
+        DeValue::Integer(i) => format!("integer {i}"),
+        DeValue::Float(f) => format!("float {f}"),
+        DeValue::Boolean(b) => format!("boolean {b}"),
+        DeValue::Array(a) if a.is_empty() => "an empty array".into(),
+        DeValue::Array(_) => "an array".into(),
+        other => format!("a {}", other.type_str()),
+    }
+}
+
+/// A value with its dotted key path.
+#[derive(Clone)]
+struct Val<'a> {
+    v: &'a Spanned<DeValue<'a>>,
+    path: String,
+}
+
+impl<'a> Val<'a> {
+    fn value(&self) -> &'a DeValue<'a> {
+        self.v.get_ref()
+    }
+
+    fn err(&self, message: impl Into<String>) -> Diag {
+        Diag::new(self.v.span(), &self.path, message)
+    }
+
+    fn expected(&self, what: &str) -> Diag {
+        self.err(format!("expected {what}, found {}", describe(self.value())))
+    }
+
+    /// A finite number; integers are accepted.
+    fn num(&self) -> R<f64> {
+        let x = match self.value() {
+            DeValue::Float(f) => f.as_str().parse::<f64>().ok(),
+            DeValue::Integer(i) => int_value(i).map(|n| n as f64),
+            _ => return Err(self.expected("a number")),
+        };
+        match x {
+            Some(x) if x.is_finite() => Ok(x),
+            _ => Err(self.err("expected a finite number")),
+        }
+    }
+
+    fn positive(&self) -> R<f64> {
+        let x = self.num()?;
+        if x > 0.0 {
+            Ok(x)
+        } else {
+            Err(self.err(format!("must be > 0 (got {})", num(x))))
+        }
+    }
+
+    fn nonneg(&self) -> R<f64> {
+        self.at_least(0.0)
+    }
+
+    fn at_least(&self, min: f64) -> R<f64> {
+        let x = self.num()?;
+        if x >= min {
+            Ok(x)
+        } else {
+            Err(self.err(format!("must be >= {} (got {})", num(min), num(x))))
+        }
+    }
+
+    /// An integer `>= min` that fits a usize.
+    fn uint(&self, min: u64) -> R<usize> {
+        let DeValue::Integer(i) = self.value() else {
+            return Err(self.expected("an integer"));
+        };
+        let n = int_value(i).ok_or_else(|| self.err("integer out of range"))?;
+        if n < min as i128 {
+            return Err(self.err(format!("must be >= {min} (got {n})")));
+        }
+        usize::try_from(n).map_err(|_| self.err(format!("{n} is too large")))
+    }
+
+    fn str(&self) -> R<&'a str> {
+        self.value().as_str().ok_or_else(|| self.expected("a string"))
+    }
+
+    fn table(&self) -> R<Tbl<'a>> {
+        match self.value() {
+            DeValue::Table(t) => Ok(Tbl {
+                t,
+                span: self.v.span(),
+                path: self.path.clone(),
+            }),
+            _ => Err(self.expected("a table")),
+        }
+    }
+
+    /// Array elements, with paths `key[i]`.
+    fn items(&self) -> R<Vec<Val<'a>>> {
+        match self.value() {
+            DeValue::Array(a) => Ok(a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Val {
+                    v,
+                    path: format!("{}[{i}]", self.path),
+                })
+                .collect()),
+            _ => Err(self.expected("an array")),
+        }
+    }
+
+    /// An array of exactly `n` elements.
+    fn items_n(&self, n: usize, what: &str) -> R<Vec<Val<'a>>> {
+        let DeValue::Array(a) = self.value() else {
+            return Err(self.expected(&format!("an array of {what}")));
+        };
+        if a.len() != n {
+            return Err(self.err(format!("expected {what}, found {} element(s)", a.len())));
+        }
+        self.items()
+    }
+
+    fn vec3(&self) -> R<[f64; 3]> {
+        self.vec3_with(Val::num)
+    }
+
+    fn vec3_with(&self, check: impl Fn(&Val<'a>) -> R<f64>) -> R<[f64; 3]> {
+        let items = self.items_n(3, "3 numbers [x, y, z]")?;
+        Ok([check(&items[0])?, check(&items[1])?, check(&items[2])?])
+    }
+}
+
+/// A table with its span (its header, or the inline table) and dotted key path.
+struct Tbl<'a> {
+    t: &'a DeTable<'a>,
+    span: Range<usize>,
+    path: String,
+}
+
+enum OneOf<'a> {
+    First(Val<'a>),
+    Second(Val<'a>),
+}
+
+impl<'a> Tbl<'a> {
+    fn sub_path(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key_segment(key)
+        } else {
+            format!("{}.{}", self.path, key_segment(key))
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<Val<'a>> {
+        self.t.get(key).map(|v| Val {
+            v,
+            path: self.sub_path(key),
+        })
+    }
+
+    fn req(&self, key: &str) -> R<Val<'a>> {
+        self.get(key).ok_or_else(|| self.missing(&format!("{key:?}")))
+    }
+
+    fn missing(&self, what: &str) -> Diag {
+        if self.path.is_empty() {
+            let name = what.replace('"', "");
+            Diag::new(self.span.clone(), "", format!("missing section [{name}]")).hint(format!("add a [{name}] table"))
+        } else {
+            Diag::new(self.span.clone(), &self.path, format!("missing key {what}"))
+        }
+    }
+
+    fn key_span(&self, key: &str) -> Range<usize> {
+        self.t.get_key_value(key).map_or(self.span.clone(), |(k, _)| k.span())
+    }
+
+    /// Entries in file order: (key, key span, value).
+    fn entries(&self) -> Vec<(&'a str, Range<usize>, Val<'a>)> {
+        let mut e: Vec<_> = self
+            .t
+            .iter()
+            .map(|(k, v)| {
+                let key: &'a str = k.get_ref();
+                (
+                    key,
+                    k.span(),
+                    Val {
+                        v,
+                        path: self.sub_path(key),
+                    },
+                )
+            })
+            .collect();
+        e.sort_by_key(|(_, span, _)| span.start);
+        e
+    }
+
+    fn check_keys(&self, allowed: &[&str]) -> R<()> {
+        self.check_keys_with(allowed, |_| None)
+    }
+
+    /// Rejects keys outside `allowed`; `special` gives tailored messages for some.
+    fn check_keys_with(&self, allowed: &[&str], special: impl Fn(&str) -> Note) -> R<()> {
+        for (key, span, v) in self.entries() {
+            if allowed.contains(&key) {
+                continue;
+            }
+            if let Some((message, hint)) = special(key) {
+                return Err(Diag {
+                    hint,
+                    ..Diag::new(span, &v.path, message)
+                });
+            }
+            let hint = match suggest(key, allowed) {
+                Some(s) => format!("did you mean {s:?}?"),
+                None => format!("expected one of {}", quoted(allowed)),
+            };
+            return Err(Diag::new(span, &v.path, format!("unknown key {key:?}")).hint(hint));
+        }
+        Ok(())
+    }
+
+    /// At most one of `a` and `b`; an error at the later one if both are given.
+    fn exclusive(&self, a: &str, b: &str) -> R<()> {
+        if let (Some(_), Some(_)) = (self.get(a), self.get(b)) {
+            let (sa, sb) = (self.key_span(a), self.key_span(b));
+            let (later, span) = if sb.start > sa.start { (b, sb) } else { (a, sa) };
+            return Err(
+                Diag::new(span, &self.sub_path(later), format!("both {a:?} and {b:?} are given"))
+                    .hint("give only one of them"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Exactly one of `a` and `b`.
+    fn one_of(&self, a: &str, b: &str) -> R<OneOf<'a>> {
+        self.exclusive(a, b)?;
+        match (self.get(a), self.get(b)) {
+            (Some(v), _) => Ok(OneOf::First(v)),
+            (None, Some(v)) => Ok(OneOf::Second(v)),
+            (None, None) => Err(self.missing(&format!("{a:?} or {b:?}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scene;
+    use approx::assert_relative_eq;
+
+    const FULL: &str = r#"
+[domain]
+cell = [1e-3, 2e-3, 1e-3]
+size = [0.02, 0.03, 0.015]
+
+[time]
+duration = 1e-9
+courant = 0.9
+
+[boundaries]
+all = "pec"
+x = "periodic"
+z_max = "cpml"
+[boundaries.cpml]
+cells = 4
+order = 4
+kappa_max = 2.5
+
+[materials.zeta]
+eps_r = 4
+sigma = 0.01
+[materials.alpha]
+mu_r = 2.0
+
+[[objects]]
+shape = "box"
+material = "zeta"
+min = [0, 0, 0]
+max = [0.01, 0.01, 0.01]
+
+[[objects]]
+shape = "sphere"
+material = "pec"
+center = [0.01, 0.015, 0.0075]
+radius = 0.003
+
+[[objects]]
+shape = "cylinder"
+material = "alpha"
+a = [0.005, 0.005, 0.0]
+b = [0.005, 0.005, 0.015]
+radius = 0.002
+
+[[sources]]
+type = "current"
+component = "Ez"
+position = [0.01, 0.015, 0.0075]
+waveform = { type = "gaussian", frequency = 2e9 }
+
+[[sources]]
+name = "b"
+type = "hard"
+component = "hx"
+position = [0.001, 0.002, 0.003]
+[sources.waveform]
+type = "gaussian_derivative"
+tau = 1e-10
+amplitude = -2
+
+[[sources]]
+type = "current"
+component = "Hy"
+position = [0.02, 0.03, 0.015]
+waveform = { type = "ricker", frequency = 1e9 }
+
+[[sources]]
+type = "current"
+component = "Ex"
+position = [0, 0, 0]
+waveform = { type = "modulated_gaussian", frequency = 4e9 }
+
+[[sources]]
+type = "current"
+component = "Ey"
+position = [0, 0, 0]
+waveform = { type = "modulated_gaussian", frequency = 4e9, tau = 3e-10, delay = 0 }
+
+[[sources]]
+type = "current"
+component = "Ez"
+position = [0, 0, 0]
+waveform = { type = "sine", frequency = 5e8, amplitude = 3 }
+
+[[sources]]
+type = "current"
+component = "Ez"
+position = [0, 0, 0]
+waveform = { type = "gaussian_derivative", frequency = 1e9, delay = 2e-9 }
+
+[[probes]]
+position = [0.01, 0.01, 0.01]
+
+[[probes]]
+name = "rx"
+position = [0.012, 0.01, 0.01]
+components = ["Ez", "hx"]
+every = 5
+
+[[snapshots]]
+
+[[snapshots]]
+name = "mid"
+components = ["Hz"]
+every = 20
+plane = { axis = "y", position = 0.015 }
+
+[[snapshots]]
+box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
+"#;
+
+    fn ok(text: &str) -> Scene {
+        match parse(text, Path::new("test.toml")) {
+            Ok(s) => s,
+            Err(e) => panic!("unexpected error:\n{e}"),
+        }
+    }
+
+    #[test]
+    fn full_scene_resolves_every_value() {
+        let s = ok(FULL);
+        assert_eq!(s.path, Path::new("test.toml"));
+        assert_eq!(s.text, FULL);
+        assert_eq!(s.domain.cell_size, [1e-3, 2e-3, 1e-3]);
+        assert_eq!(s.domain.cells, [20, 15, 15]);
+        assert_eq!(
+            s.time,
+            Time {
+                end: TimeEnd::Duration(1e-9),
+                courant: 0.9
+            }
+        );
+
+        let cpml = CpmlParams {
+            cells: 4,
+            order: 4.0,
+            sigma_factor: 1.0,
+            kappa_max: 2.5,
+            alpha_max: 0.0,
+        };
+        use Boundary::*;
+        assert_eq!(s.boundaries.faces, [Periodic, Periodic, Pec, Pec, Pec, Cpml(cpml)]);
+
+        // Built-ins first, then user materials in file order (not alphabetical).
+        let names: Vec<&str> = s.materials.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["vacuum", "pec", "zeta", "alpha"]);
+        assert_eq!(s.materials[0], Material::vacuum());
+        assert_eq!(s.materials[1], Material::pec());
+        assert_eq!(
+            s.materials[2].kind,
+            MaterialKind::Dielectric {
+                eps_r: 4.0,
+                mu_r: 1.0,
+                sigma: 0.01
+            }
+        );
+        assert_eq!(
+            s.materials[3].kind,
+            MaterialKind::Dielectric {
+                eps_r: 1.0,
+                mu_r: 2.0,
+                sigma: 0.0
+            }
+        );
+
+        assert_eq!(
+            s.objects,
+            vec![
+                Object {
+                    material: 2,
+                    shape: Shape::Box {
+                        min: [0.0; 3],
+                        max: [0.01; 3]
+                    }
+                },
+                Object {
+                    material: 1,
+                    shape: Shape::Sphere {
+                        center: [0.01, 0.015, 0.0075],
+                        radius: 0.003
+                    }
+                },
+                Object {
+                    material: 3,
+                    shape: Shape::Cylinder {
+                        a: [0.005, 0.005, 0.0],
+                        b: [0.005, 0.005, 0.015],
+                        radius: 0.002
+                    }
+                },
+            ]
+        );
+
+        let src = &s.sources;
+        assert_eq!(src.len(), 7);
+        let names: Vec<&str> = src.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["source1", "b", "source3", "source4", "source5", "source6", "source7"]
+        );
+        assert_eq!(src[0].kind, SourceKind::Current);
+        assert_eq!(src[0].component, Component::Ez);
+        assert_eq!(src[0].position, [0.01, 0.015, 0.0075]);
+        // gaussian from a frequency: exactly gprMax's.
+        assert_eq!(src[0].waveform, Waveform::gaussian_from_frequency(1.0, 2e9));
+        assert_relative_eq!(
+            tau_of(&src[0].waveform),
+            1.0 / (PI * 2f64.sqrt() * 2e9),
+            max_relative = 1e-15
+        );
+        assert_relative_eq!(src[0].waveform.delay, 0.5e-9, max_relative = 1e-15);
+
+        assert_eq!(src[1].kind, SourceKind::Hard);
+        assert_eq!(src[1].component, Component::Hx);
+        assert_eq!(
+            src[1].waveform,
+            Waveform {
+                shape: WaveShape::GaussianDerivative { tau: 1e-10 },
+                amplitude: -2.0,
+                delay: 4.5e-10
+            }
+        );
+
+        assert_eq!(src[2].component, Component::Hy);
+        assert_eq!(src[2].position, [0.02, 0.03, 0.015]);
+        assert_eq!(src[2].waveform.shape, WaveShape::Ricker { frequency: 1e9 });
+        assert_relative_eq!(src[2].waveform.delay, 2f64.sqrt() / 1e9, max_relative = 1e-15);
+
+        // Default bandwidth = carrier: tau = 2/(pi·4e9).
+        let tau = 2.0 / (PI * 4e9);
+        assert_eq!(
+            src[3].waveform.shape,
+            WaveShape::ModulatedGaussian { frequency: 4e9, tau }
+        );
+        assert_relative_eq!(src[3].waveform.delay, 4.5 * tau, max_relative = 1e-15);
+        assert_eq!(
+            src[4].waveform.shape,
+            WaveShape::ModulatedGaussian {
+                frequency: 4e9,
+                tau: 3e-10
+            }
+        );
+        assert_eq!(src[4].waveform.delay, 0.0);
+
+        assert_eq!(
+            src[5].waveform,
+            Waveform {
+                shape: WaveShape::Sine {
+                    frequency: 5e8,
+                    ramp: 2.0 / 5e8
+                },
+                amplitude: 3.0,
+                delay: 0.0
+            }
+        );
+        // gaussian_derivative from a frequency: gprMax's tau, delay overridden.
+        assert_relative_eq!(
+            tau_of(&src[6].waveform),
+            1.0 / (PI * 2f64.sqrt() * 1e9),
+            max_relative = 1e-15
+        );
+        assert!(matches!(src[6].waveform.shape, WaveShape::GaussianDerivative { .. }));
+        assert_eq!(src[6].waveform.delay, 2e-9);
+
+        assert_eq!(
+            s.probes,
+            vec![
+                Probe {
+                    name: "probe1".into(),
+                    position: [0.01; 3],
+                    components: Component::ALL.to_vec(),
+                    every: 1
+                },
+                Probe {
+                    name: "rx".into(),
+                    position: [0.012, 0.01, 0.01],
+                    components: vec![Component::Ez, Component::Hx],
+                    every: 5
+                },
+            ]
+        );
+        assert_eq!(
+            s.snapshots,
+            vec![
+                Snapshot {
+                    name: "snapshot1".into(),
+                    region: Region::All,
+                    components: vec![Component::Ex, Component::Ey, Component::Ez],
+                    every: 10
+                },
+                Snapshot {
+                    name: "mid".into(),
+                    region: Region::Plane {
+                        axis: 1,
+                        position: 0.015
+                    },
+                    components: vec![Component::Hz],
+                    every: 20
+                },
+                Snapshot {
+                    name: "snapshot3".into(),
+                    region: Region::Box {
+                        min: [0.0; 3],
+                        max: [0.01, 0.02, 0.005]
+                    },
+                    components: vec![Component::Ex, Component::Ey, Component::Ez],
+                    every: 10
+                },
+            ]
+        );
+    }
+
+    fn tau_of(w: &Waveform) -> f64 {
+        match w.shape {
+            WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => tau,
+            _ => panic!("not a gaussian"),
+        }
+    }
+
+    #[test]
+    fn minimal_scene_gets_defaults() {
+        let s = ok("[domain]\ncell = 1e-3\nsize = [0.1, 0.07, 0.03]\n[time]\nsteps = 100\n");
+        // 0.07/1e-3 = 70.00000000000001 in floating point: still 70 cells.
+        assert_eq!(s.domain.cells, [100, 70, 30]);
+        assert_eq!(s.domain.cell_size, [1e-3; 3]);
+        assert_eq!(s.time.end, TimeEnd::Steps(100));
+        assert_eq!(s.time.courant, 0.99);
+        assert_eq!(
+            s.boundaries.faces,
+            std::array::from_fn(|_| Boundary::Cpml(CpmlParams::default()))
+        );
+        assert_eq!(s.materials, vec![Material::vacuum(), Material::pec()]);
+        assert!(s.objects.is_empty() && s.sources.is_empty() && s.probes.is_empty() && s.snapshots.is_empty());
+    }
+
+    #[test]
+    fn boundary_precedence() {
+        let head = "[domain]\ncell = 1e-3\ncells = [30, 30, 30]\n[time]\nsteps = 1\n";
+        let s = ok(&format!(
+            "{head}[boundaries]\nall = \"pmc\"\ny = \"pec\"\nz_min = \"cpml\"\nx_max = \"pec\"\n[boundaries.cpml]\nalpha_max = 0.05\nsigma_factor = 0.8\n"
+        ));
+        let cpml = CpmlParams {
+            alpha_max: 0.05,
+            sigma_factor: 0.8,
+            ..CpmlParams::default()
+        };
+        use Boundary::*;
+        assert_eq!(s.boundaries.faces, [Pmc, Pec, Pec, Pec, Cpml(cpml), Pmc]);
+        // Axis keys without `all`: the rest default to cpml.
+        let s = ok(&format!("{head}[boundaries]\nz = \"periodic\"\n"));
+        let c = Cpml(CpmlParams::default());
+        assert_eq!(
+            s.boundaries.faces,
+            [c.clone(), c.clone(), c.clone(), c, Periodic, Periodic]
+        );
+    }
+
+    /// (scene, substrings the message must contain, line, column)
+    type Case = (&'static str, &'static [&'static str], usize, usize);
+
+    // Lines 1-5; a 40-cell cube of 1 mm (0.04 m) with default CPML.
+    const HEAD: &str = "[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n";
+
+    const BAD: &[Case] = &[
+        // --- syntax, top level
+        ("[domain\ncell = 1e-3\n", &["invalid TOML"], 1, 8),
+        ("[time]\nsteps = 10\n", &["missing section [domain]", "add a [domain] table"], 1, 1),
+        ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["missing section [time]"], 1, 1),
+        ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
+        ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
+        ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
+        ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery = 10\n", &["checkpoint.every: unknown key \"every\""], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"  \"\n", &["checkpoint.path: the checkpoint path is empty"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nenabled = \"no\"\n", &["checkpoint.enabled: expected true or false, found string \"no\""], 7, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.meta]\nmu_r = 0.5\n", &["materials.meta.mu_r: eps_r·mu_r = 0.5 makes waves faster than light here, and the run unstable at Courant factor 0.99", "help: the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= 0.707106"], 7, 8),
+        ("[tfsf]\n", &["plane-wave (TF/SF) sources are not implemented yet"], 1, 2),
+        ("[domain]\ncell = 1e-3\nsise = [0.04, 0.04, 0.04]\n", &["domain.sise: unknown key \"sise\"", "did you mean \"size\"?"], 3, 1),
+        // --- domain
+        ("[domain]\ncell = 1e-3\ncells = [40, 40]\n", &["domain.cells: expected 3 integers [nx, ny, nz], found 2 element(s)"], 3, 9),
+        ("[domain]\ncell = 1e-3\ncells = [0, 1, 1]\n", &["domain.cells[0]: must be >= 1 (got 0)"], 3, 10),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40.0, 40]\n", &["domain.cells[1]: expected an integer, found float 40.0"], 3, 14),
+        ("[domain]\ncell = -1e-3\ncells = [4, 4, 4]\n", &["domain.cell: must be > 0 (got -0.001)"], 2, 8),
+        ("[domain]\ncell = nan\ncells = [4, 4, 4]\n", &["domain.cell: expected a finite number"], 2, 8),
+        ("[domain]\ncell = []\ncells = [4, 4, 4]\n", &["domain.cell: expected 3 numbers [x, y, z], found 0 element(s)"], 2, 8),
+        ("[domain]\ncell = \"1mm\"\ncells = [4, 4, 4]\n", &["domain.cell: expected a number or an array of 3 numbers [dx, dy, dz], found string \"1mm\""], 2, 8),
+        ("[domain]\ncell = 1e-3\nsize = [0.04, 0.0404, 0.04]\n", &["domain.size[1]: 0.0404 m is not a whole number of cells of 0.001 m (40.4 cells)", "help: nearest valid size: size = [0.04, 0.04, 0.04] (40 x 40 x 40 cells)"], 3, 15),
+        ("[domain]\ncell = 1e-3\nsize = [0.04, 0.04, 1e-4]\n", &["domain.size[2]: 1e-4 m is smaller than one cell (0.001 m)", "size = [0.04, 0.04, 0.001] (40 x 40 x 1 cells)"], 3, 21),
+        ("[domain]\ncell = 1e-3\nsize = [0.04, 0.04, 0.04]\ncells = [40, 40, 40]\n", &["domain.cells: both \"size\" and \"cells\" are given"], 4, 1),
+        ("[domain]\ncell = 1e-3\n", &["domain: missing key \"size\" or \"cells\""], 1, 1),
+        ("[domain]\ncell = 1e-3\ncells = [100000, 100000, 1000]\n", &["domain.cells: a grid of 100000 x 100000 x 1000 = 1e13 cells is too large", "2^40"], 3, 9),
+        ("[domain]\ncell = 1e-3\ncells = [9223372036854775807, 1, 1]\n", &["is too large"], 3, 9),
+        ("[domain]\ncell = 1e-300\nsize = [1e300, 1, 1]\n", &["domain.size[0]: 1e300 m in cells of 1e-300 m is far too many cells"], 3, 9),
+        // --- time
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = \"ten\"\n", &["time.steps: expected an integer, found string \"ten\""], 5, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 0\n", &["time.steps: must be >= 1 (got 0)"], 5, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = -5\n", &["time.steps: must be >= 1 (got -5)"], 5, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\ncourant = 0.5\n", &["time: missing key \"duration\" or \"steps\""], 4, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ncourant = 1.5\n", &["time.courant: Courant factor 1.5 > 1: the Yee scheme is unstable above 1"], 6, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ncourant = 0\n", &["time.courant: must be > 0 (got 0)"], 6, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 5\n", &["time.duration: 5 s would take 2.62250388375e12 time steps of 1.90657486953e-12 s", "help: durations are in seconds"], 5, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 1e-13\n", &["time.duration: 1e-13 s is shorter than one time step (dt = 1.90657486953e-12 s)"], 5, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nduration = 1e-9\nsteps = 10\n", &["time.steps: both \"duration\" and \"steps\" are given"], 6, 1),
+        // --- boundaries
+        ("[domain]\ncell = 1e-3\ncells = [15, 40, 40]\n[time]\nsteps = 10\n", &["domain.cells: CPML layers (20 cells in all) leave no interior along x, which has 15 cells"], 3, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nall = \"pml\"\n", &["boundaries.all: unknown boundary \"pml\"", "help: absorbing boundaries are \"cpml\""], 7, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nx_min = \"pecc\"\n", &["unknown boundary \"pecc\"", "did you mean \"pec\"?"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\nx_min = \"periodic\"\n", &["boundaries.x_min: periodic boundary on x_min needs x_max periodic too", "x = \"periodic\""], 8, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nz_max = \"pec\"\nz = \"periodic\"\n", &["boundaries.z_max: face z_max is set twice, by \"z\" and by \"z_max\""], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nxmin = \"pec\"\n", &["boundaries.xmin: unknown key \"xmin\"", "did you mean \"x_min\"?"], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 30\n", &["boundaries.cpml.cells: CPML layers (60 cells in all) leave no interior along x"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 9223372036854775807\n", &["boundaries.cpml.cells: CPML layers (18446744073709551614 cells in all)"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\nkappa_max = 0.5\n", &["boundaries.cpml.kappa_max: must be >= 1 (got 0.5)"], 7, 13),
+        // --- materials
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.foo]\neps_r = 0.5\n", &["materials.foo.eps_r: eps_r = 0.5 < 1 is not a passive material", "help: non-dispersive"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.pec]\nsigma = 1\n", &["materials.pec: built-in material \"pec\" cannot be redefined"], 6, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.gold]\ndrude = { wp = 1 }\n", &["materials.gold.drude: dispersive materials are not implemented yet"], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.\"my glass\"]\nsigma = -1\n", &["materials.\"my glass\".sigma: must be >= 0 (got -1)"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[materials]]\neps_r = 2\n", &["materials: expected a table of materials, found an array", "[materials.NAME]"], 6, 1),
+        // --- objects
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.glass]\neps_r = 4\n[[objects]]\nshape = \"box\"\nmaterial = \"glas\"\nmin = [0, 0, 0]\nmax = [0.01, 0.01, 0.01]\n", &["objects[0].material: unknown material \"glas\"", "help: did you mean \"glass\"?"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"sphere\"\nmaterial = \"pec\"\ncenter = [1, 1, 1]\nradius = 0.01\n", &["objects[0]: the sphere (bounds [0.99, 0.99, 0.99] to [1.01, 1.01, 1.01]) lies entirely outside the domain [0, 0.04] x [0, 0.04] x [0, 0.04] m"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0, 0.02, 0]\nmax = [0.01, 0.01, 0.01]\n", &["objects[0].max: max is below min along y (0.01 < 0.02)"], 10, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"cylinder\"\nmaterial = \"pec\"\na = [0, 0, 0]\nb = [0, 0, 0.01]\nradius = 0\n", &["objects[0].radius: must be > 0 (got 0)"], 11, 10),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nradius = 1\n", &["objects[0].radius: \"radius\" does not apply to a box", "help: a box takes \"min\", \"max\""], 9, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"cube\"\n", &["objects[0].shape: unknown shape \"cube\"", "expected one of \"box\", \"sphere\", \"cylinder\""], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[objects]\nshape = \"box\"\n", &["objects: expected an array of tables, found a table", "[[objects]]"], 6, 1),
+        // --- sources
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.05, 0.01, 0.01]\n", &["sources[0].position: position [0.05, 0.01, 0.01] m is outside the domain", "help: x must be between 0 and 0.04 m"], 9, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\n", &["sources[1].component: unknown field component \"Eq\"\n  help: did you mean \"Ex\"?"], 13, 13),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"tfsf\"\n", &["sources[0].type: plane-wave (TF/SF) sources are not implemented yet"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n", &["sources[0]: missing key \"waveform\""], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"gaussian\", frequency = 1e9, tau = 1e-10 }\n", &["sources[0].waveform.tau: both \"frequency\" and \"tau\" are given"], 10, 50),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n[sources.waveform]\ntype = \"ricker\"\ntau = 1e-10\n", &["sources[0].waveform.tau: \"tau\" does not apply to waveform type \"ricker\"", "used by \"gaussian\", \"gaussian_derivative\", \"modulated_gaussian\""], 12, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n[sources.waveform]\ntype = \"ricker\"\n", &["sources[0].waveform: missing key \"frequency\""], 10, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"gausian\", frequency = 1e9 }\n", &["sources[0].waveform.type: unknown waveform type \"gausian\"", "did you mean \"gaussian\"?"], 10, 21),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"sine\", frequency = 1e9, ramp = -1 }\n", &["sources[0].waveform.ramp: must be > 0 (got -1)"], 10, 53),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\nname = \"a\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\nname = \"a\"\n", &["sources[1].name: duplicate name \"a\" (also used by sources[0])"], 13, 8),
+        // --- probes and snapshots
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 5e-324 }\n", &["sources[0].waveform: the waveform's parameters are out of range"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nname = \"a/b\"\n", &["probes[0].name: invalid name \"a/b\"", "no '/'"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [-0.001, 0, 0]\n", &["probes[0].position: position [-0.001, 0, 0] m is outside the domain"], 7, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\nevery = 0\n", &["probes[0].every: must be >= 1 (got 0)"], 8, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\nevery = 2.5\n", &["probes[0].every: expected an integer, found float 2.5"], 8, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\ncomponents = []\n", &["probes[0].components: the list of components is empty"], 8, 14),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\ncomponents = [\"Ez\", \"ez\"]\n", &["probes[0].components[1]: component Ez is listed twice"], 8, 21),
+        ("probes = [{ name = \"ü€\", position = [0, 0, 0], every = 0 }]\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["probes[0].every: must be >= 1 (got 0)"], 1, 56),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nname = \"p\"\nposition = [0, 0, 0]\n[[snapshots]]\nname = \"p\"\n", &["snapshots[0].name: duplicate name \"p\" (also used by probes[0])"], 10, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.01 }\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\n", &["snapshots[0].box: both \"plane\" and \"box\" are given"], 8, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"w\", position = 0.01 }\n", &["snapshots[0].plane.axis: unknown axis \"w\"", "expected one of \"x\", \"y\", \"z\""], 7, 18),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.5 }\n", &["snapshots[0].plane.position: plane z = 0.5 m is outside the domain (0 to 0.04 m)"], 7, 34),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\ncompnents = [\"Ez\"]\n", &["snapshots[0].compnents: unknown key \"compnents\"", "did you mean \"components\"?"], 7, 1),
+    ];
+
+    #[test]
+    fn malformed_scenes_are_rejected_with_positions() {
+        assert!(BAD.len() >= 25);
+        let mut failures = Vec::new();
+        for (i, (text, needles, line, column)) in BAD.iter().enumerate() {
+            let err = match parse(text, Path::new("bad.toml")) {
+                Ok(_) => {
+                    failures.push(format!("case {i}: parsed without error:\n{text}"));
+                    continue;
+                }
+                Err(e) => e,
+            };
+            let msg = err.to_string();
+            if std::env::var_os("SHOW_SCENE_ERRORS").is_some() {
+                eprintln!("{msg}\n");
+            }
+            let prefix = format!("bad.toml:{line}:{column}: ");
+            if !msg.starts_with(&prefix) || err.position() != Some((*line, *column)) {
+                failures.push(format!("case {i}: expected position {line}:{column}, got:\n{msg}"));
+            }
+            for n in needles.iter() {
+                if !msg.contains(n) {
+                    failures.push(format!("case {i}: message lacks {n:?}:\n{msg}"));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+
+    #[test]
+    fn checkpoint_section() {
+        let s = ok(&format!(
+            "{HEAD}[checkpoint]\nevery_steps = 5\nevery_seconds = 30\npath = \"x.ckpt\"\nenabled = false\n"
+        ));
+        assert_eq!(
+            s.checkpoint(),
+            CheckpointSection {
+                every_steps: Some(5),
+                every_seconds: Some(30.0),
+                path: Some("x.ckpt".into()),
+                enabled: false,
+            }
+        );
+        assert_eq!(ok(HEAD).checkpoint(), CheckpointSection::default());
+        assert!(ok(HEAD).checkpoint().enabled);
+        // A slow material is fine at any Courant factor; a fast one only below its limit.
+        ok(&format!("{HEAD}[materials.m]\nmu_r = 0.5\neps_r = 2\n"));
+        ok(&(HEAD.replace("steps = 10", "steps = 10\ncourant = 0.7") + "[materials.m]\nmu_r = 0.5\n"));
+    }
+
+    #[test]
+    fn display_is_compiler_style() {
+        let err = parse(
+            &format!("{HEAD}[[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\n"),
+            Path::new("scenes/foo.toml"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "scenes/foo.toml:8:13: sources[0].component: unknown field component \"Eq\"\n  help: did you mean \"Ex\"?"
+        );
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        let text = "ab\nü€x\n\nz";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 3), (2, 1));
+        assert_eq!(line_col(text, 8), (2, 3)); // 'x' after 2 multi-byte chars
+        assert_eq!(line_col(text, 4), (2, 1)); // inside 'ü': clamps to its start
+        assert_eq!(line_col(text, 11), (4, 1));
+        assert_eq!(line_col(text, 999), (4, 2));
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("Eq", &COMPONENT_NAMES), Some("Ex"));
+        assert_eq!(suggest("EZ", &COMPONENT_NAMES), Some("Ez"));
+        assert_eq!(
+            suggest("gaussian_deriv", &["gaussian", "gaussian_derivative"]),
+            Some("gaussian_derivative")
+        );
+        assert_eq!(suggest("w", &AXES), None);
+        assert_eq!(suggest("frequncy", &["frequency", "tau"]), Some("frequency"));
+        assert_eq!(suggest("zzzz", &["frequency", "tau"]), None);
+    }
+
+    /// Every scene shipped in `scenes/` parses, discretises, has live sources and
+    /// stays small enough to run in about a minute on a laptop.
+    #[test]
+    fn example_scenes_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).expect("scenes/ directory") {
+            let path = entry.expect("directory entry").path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let scene = Scene::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            let name = path.display();
+            assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
+            assert!(!scene.sources.is_empty() && !scene.probes.is_empty() && !scene.snapshots.is_empty());
+            // Discretised, timed and checked for live sources in `fdtd-core` (tests/scenes.rs).
+            count += 1;
+        }
+        assert!(count >= 4, "expected the four example scenes in {}", dir.display());
+    }
+
+    /// The complete example in docs/scene-format.md is valid.
+    #[test]
+    fn documented_example_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scene-format.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/scene-format.md");
+        let start = doc.find("```toml\n").expect("a ```toml block") + "```toml\n".len();
+        let end = start + doc[start..].find("```").expect("end of the block");
+        let scene = ok(&doc[start..end]);
+        assert_eq!(scene.domain.cells, [100, 100, 100]);
+        assert_eq!(scene.objects.len(), 2);
+    }
+
+    /// No prefix or mangling of a valid scene may panic the parser.
+    #[test]
+    fn never_panics() {
+        let mut texts: Vec<String> = FULL.char_indices().map(|(i, _)| FULL[..i].to_string()).collect();
+        for (from, to) in [
+            ("0.01", "1e308"),
+            ("0.01", "-0.0"),
+            ("0.01", "inf"),
+            ("4", "99999999999999999999"),
+            ("\"", "'"),
+            ("[", "{"),
+            ("= ", "= [] #"),
+            ("Ez", "€\u{0}"),
+        ] {
+            texts.push(FULL.replace(from, to));
+            texts.push(FULL.replacen(from, to, 1));
+        }
+        for t in &texts {
+            let _ = parse(t, Path::new("x.toml"));
+        }
+    }
+}
