@@ -245,7 +245,7 @@ fn non_finite_fields_stop_the_run_with_their_location() {
     let mut state = b.save_state().unwrap();
     let g = &model.grid;
     let at = [2usize, 12, 3];
-    state.fields[Component::Hx.index()][g.idx(at[0], at[1], at[2])] = f32::NAN;
+    state.field_mut(Component::Hx)[g.idx(at[0], at[1], at[2])] = f32::NAN;
     b.load_state(&state).unwrap();
     let mut sink = MemorySink::new(&model);
     let opts = RunOptions {
@@ -272,7 +272,7 @@ fn non_finite_fields_stop_the_run_with_their_location() {
     let mut b = CpuBackend::new(model.clone(), 1).unwrap();
     let mut state = b.save_state().unwrap();
     let s = &model.probes[0].samples[0];
-    state.fields[s.component.index()][s.flat] = 3e33;
+    state.field_mut(s.component)[s.flat] = 3e33;
     b.load_state(&state).unwrap();
     let mut sink = MemorySink::new(&model);
     let opts = RunOptions {

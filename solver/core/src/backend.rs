@@ -80,46 +80,7 @@ pub trait Backend {
     }
 }
 
-/// Everything that evolves during a run, in a backend-independent layout:
-/// the six field arrays (shape `grid.dims()` each, C order) and, per CPML layer of
-/// `model.cpml`, its four ψ arrays `[E_{a+1}, E_{a+2}, H_{a+1}, H_{a+2}]`, each of shape
-/// `layer.psi_dims(grid, electric)` (C order).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SolverState {
-    pub fields: [Vec<f32>; 6],
-    pub psi: Vec<[Vec<f32>; 4]>,
-}
-
-impl SolverState {
-    /// Check that the state's array sizes match `model`.
-    pub fn check(&self, model: &Model) -> Result<(), BackendError> {
-        let bad = |what: String| {
-            Err(BackendError::Unsupported(format!(
-                "state does not match the model: {what}"
-            )))
-        };
-        let len = model.grid.len();
-        if let Some(f) = self.fields.iter().find(|f| f.len() != len) {
-            return bad(format!("a field has {} samples, the grid {len}", f.len()));
-        }
-        if self.psi.len() != model.cpml.len() {
-            return bad(format!(
-                "{} CPML layers, the model {}",
-                self.psi.len(),
-                model.cpml.len()
-            ));
-        }
-        for (l, arrays) in model.cpml.iter().zip(&self.psi) {
-            for (slot, a) in arrays.iter().enumerate() {
-                let want: usize = l.psi_dims(&model.grid, slot < 2).iter().product();
-                if a.len() != want {
-                    return bad(format!("a ψ array has {} values, the layer {want}", a.len()));
-                }
-            }
-        }
-        Ok(())
-    }
-}
+pub use crate::state::SolverState;
 
 /// What [`Backend::scan_fields`] finds in one component.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -150,13 +111,38 @@ impl FieldScan {
 }
 
 /// Which probes sample after step `n` (0-based): those with `every | n + 1`.
-pub fn probe_due(every: usize, n: usize) -> bool {
-    (n + 1) % every == 0
-}
+pub use crate::pass::due as probe_due;
 
 /// Helper for backends: empty probe buffers shaped like the model's probes.
 pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
     model.probes.iter().map(|p| vec![Vec::new(); p.samples.len()]).collect()
+}
+
+/// Empty output streams for every extension pass of `model`'s schedule (per pass, per
+/// stream), as backends collect them between drains.
+pub fn empty_outputs(model: &Model) -> Vec<Vec<Vec<f32>>> {
+    model
+        .schedule
+        .passes
+        .iter()
+        .map(|p| vec![Vec::new(); p.pass.outputs().len()])
+        .collect()
+}
+
+/// Probe samples in [`Backend::drain_probes`]'s shape, from the output streams of the
+/// `probes` pass (one stream per probe component, in model order).
+pub fn probe_buffers(model: &Model, mut outputs: Vec<Vec<Vec<f32>>>) -> ProbeBuffers {
+    let mut out = empty_probe_buffers(model);
+    let Some(k) = model.schedule.passes.iter().position(|p| p.pass.name() == "probes") else {
+        return out;
+    };
+    let mut streams = std::mem::take(&mut outputs[k]).into_iter();
+    for probe in out.iter_mut() {
+        for slot in probe.iter_mut() {
+            *slot = streams.next().unwrap_or_default();
+        }
+    }
+    out
 }
 
 /// Which backend the user asked for.
@@ -243,5 +229,11 @@ pub fn create(
                 Err(e) => cpu(e.to_string()),
             }
         }
+    }
+}
+
+impl From<crate::state::StateMismatch> for BackendError {
+    fn from(e: crate::state::StateMismatch) -> BackendError {
+        BackendError::Unsupported(e.to_string())
     }
 }

@@ -1,12 +1,12 @@
 //! Checkpoints: the complete solver state of a run at a chunk end, in one binary file,
 //! written atomically, so that a run killed at any moment can resume exactly.
 //!
-//! # File format (version 1, all integers little-endian)
+//! # File format (version 2, all integers little-endian)
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic "FDTDCKPT"
-//!      8     4  format version (1)
+//!      8     4  format version (2)
 //!     12     4  header length H in bytes (everything before the payload, CRC included)
 //!     16     8  fingerprint: FNV-1a 64 of the scene's content, grid, dt, steps and fdtd version
 //!     24     8  run id: the random id of the output file the run writes (root attribute run_id)
@@ -14,15 +14,25 @@
 //!     40     8  steps: time steps planned
 //!     48    24  grid cells nx, ny, nz (u64 each)
 //!     72     8  dt (f64)
-//!     80     8  samples per field array L = (nx+1)(ny+1)(nz+1)
-//!     88     8  number of CPML layers K
+//!     80     8  number of state arrays A
+//!     88     8  reserved (0)
 //!     96    32  fdtd version that wrote it (UTF-8, NUL padded)
-//!    128 32·K  per CPML layer: the lengths of its four ψ arrays (u64 each)
+//!    128     …  per array, in table order: its length in values (u64), its name's
+//!               length in bytes (u16) and its name (UTF-8)
 //!  H − 4     4  CRC-32 (IEEE) of header bytes 0 .. H − 4
-//!      H     P  payload: Ex, Ey, Ez, Hx, Hy, Hz (L f32 each), then the ψ arrays of every
-//!               layer in order (f32), P = 4·(6L + Σ ψ lengths)
+//!      H     P  payload: every array in table order (f32), P = 4·Σ lengths
 //!  H + P     4  CRC-32 of the payload
 //! ```
+//!
+//! The arrays are the model's state table ([`crate::schedule::Schedule::state`]): the six
+//! fields, the CPML ψ arrays, and any array a pass registers, by name.
+//!
+//! Format 1 (fdtd 0.1 before the named state) had a fixed table: the six fields, then
+//! four ψ arrays per CPML layer, with only their lengths in the header (32 bytes per
+//! layer from offset 128; field length at 80, layer count at 88). It is read still:
+//! its arrays are the first entries of today's table in the same order, so they are
+//! matched to the model's names by position and size, and a model whose table has
+//! anything more (a pass with state) refuses it with the reason.
 //!
 //! The payload is a [`SolverState`], whose layout is backend-independent: a checkpoint
 //! written on one backend resumes on the other. Probe samples are not in it: the runner
@@ -34,9 +44,9 @@
 //! `PATH.prev`, writes `PATH.tmp` and fsyncs it, renames `PATH` to `PATH.prev` and
 //! `PATH.tmp` to `PATH`, then fsyncs the directory. At every instant at least one complete,
 //! durable checkpoint exists; [`find_latest`] takes the newest one whose checksums hold.
-use crate::backend::SolverState;
 use crate::model::Model;
 use crate::scene::Scene;
+use crate::state::{SolverState, StateArray};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -44,14 +54,16 @@ use std::time::Duration;
 
 /// First bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"FDTDCKPT";
-/// The format version this build reads and writes.
-pub const FORMAT: u32 = 1;
+/// The format version this build writes (it also reads [`FORMAT_V1`]).
+pub const FORMAT: u32 = 2;
+/// The fixed-table format of fdtd 0.1, read for resuming older runs.
+pub const FORMAT_V1: u32 = 1;
 /// Interval of periodic checkpoints when neither the scene nor the command line sets one.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
 
 const FIXED_HEADER: usize = 128;
 const VERSION_BYTES: usize = 32;
-/// Largest header this reader accepts (about 2 million CPML layers: far beyond six).
+/// Largest header this reader accepts (far beyond any real state table).
 const MAX_HEADER: u32 = 64 << 20;
 
 /// Why a checkpoint cannot be written or used. Every message names the file.
@@ -65,7 +77,7 @@ pub enum CheckpointError {
     },
     #[error("{}: not an fdtd checkpoint", path.display())]
     NotACheckpoint { path: PathBuf },
-    #[error("{}: checkpoint format {found}; this fdtd reads format {FORMAT} only", path.display())]
+    #[error("{}: checkpoint format {found}; this fdtd reads formats {FORMAT_V1} and {FORMAT} (a newer fdtd wrote it: resume with that version)", path.display())]
     Format { path: PathBuf, found: u32 },
     #[error("{}: corrupt checkpoint: {what}", path.display())]
     Corrupt { path: PathBuf, what: String },
@@ -136,7 +148,9 @@ pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
     content.text = String::new();
     let mut h = Fnv1a::default();
     h.field(b"fdtd run fingerprint");
-    h.u64(FORMAT as u64);
+    // The fingerprint scheme (it was the checkpoint format, 1, when it was introduced;
+    // it stays 1 so that runs started before format 2 can still be resumed).
+    h.u64(1);
     h.field(env!("CARGO_PKG_VERSION").as_bytes());
     h.field(format!("{content:?}").as_bytes());
     let g = &model.grid;
@@ -171,6 +185,8 @@ pub fn new_run_id() -> u64 {
 /// Everything a checkpoint says about itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
+    /// The file's format ([`FORMAT`], or [`FORMAT_V1`] for a file read back).
+    pub format: u32,
     /// The fdtd version that wrote it.
     pub version: String,
     pub fingerprint: u64,
@@ -182,10 +198,8 @@ pub struct Header {
     /// Grid cells.
     pub n: [u64; 3],
     pub dt: f64,
-    /// Samples per field array.
-    pub field_len: u64,
-    /// Per CPML layer, the lengths of its four ψ arrays.
-    pub psi_lens: Vec<[u64; 4]>,
+    /// The state table: each array's name and length in values, in payload order.
+    pub arrays: Vec<(String, u64)>,
 }
 
 impl Header {
@@ -193,6 +207,7 @@ impl Header {
     pub fn new(model: &Model, fingerprint: u64, run_id: u64, step: usize) -> Header {
         let g = &model.grid;
         Header {
+            format: FORMAT,
             version: env!("CARGO_PKG_VERSION").to_string(),
             fingerprint,
             run_id,
@@ -200,22 +215,21 @@ impl Header {
             steps: g.steps as u64,
             n: g.n.map(|x| x as u64),
             dt: g.dt,
-            field_len: g.len() as u64,
-            psi_lens: model
-                .cpml
+            arrays: model
+                .schedule
+                .state
                 .iter()
-                .map(|l| {
-                    let e = l.psi_dims(g, true).iter().product::<usize>() as u64;
-                    let h = l.psi_dims(g, false).iter().product::<usize>() as u64;
-                    [e, e, h, h]
-                })
+                .map(|a| (a.name.clone(), a.len() as u64))
                 .collect(),
         }
     }
 
     /// Header length in bytes, CRC included.
     pub fn len(&self) -> usize {
-        FIXED_HEADER + 32 * self.psi_lens.len() + 4
+        match self.format {
+            FORMAT_V1 => FIXED_HEADER + 32 * self.arrays.len().saturating_sub(6) / 4 + 4,
+            _ => FIXED_HEADER + self.arrays.iter().map(|(n, _)| 10 + n.len()).sum::<usize>() + 4,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -224,11 +238,9 @@ impl Header {
 
     /// Payload length in bytes (None on overflow: a corrupt header).
     pub fn payload_len(&self) -> Option<u64> {
-        let mut values = self.field_len.checked_mul(6)?;
-        for l in &self.psi_lens {
-            for &x in l {
-                values = values.checked_add(x)?;
-            }
+        let mut values = 0u64;
+        for (_, x) in &self.arrays {
+            values = values.checked_add(*x)?;
         }
         values.checked_mul(4)
     }
@@ -238,11 +250,13 @@ impl Header {
         self.payload_len()?.checked_add(self.len() as u64 + 4)
     }
 
+    /// The header's bytes (format 2), CRC included.
     fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.len());
         b.extend_from_slice(&MAGIC);
         b.extend_from_slice(&FORMAT.to_le_bytes());
-        b.extend_from_slice(&(self.len() as u32).to_le_bytes());
+        let len = FIXED_HEADER + self.arrays.iter().map(|(n, _)| 10 + n.len()).sum::<usize>() + 4;
+        b.extend_from_slice(&(len as u32).to_le_bytes());
         for v in [self.fingerprint, self.run_id, self.step, self.steps] {
             b.extend_from_slice(&v.to_le_bytes());
         }
@@ -250,18 +264,18 @@ impl Header {
             b.extend_from_slice(&v.to_le_bytes());
         }
         b.extend_from_slice(&self.dt.to_bits().to_le_bytes());
-        b.extend_from_slice(&self.field_len.to_le_bytes());
-        b.extend_from_slice(&(self.psi_lens.len() as u64).to_le_bytes());
+        b.extend_from_slice(&(self.arrays.len() as u64).to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
         let mut v = [0u8; VERSION_BYTES];
         let src = self.version.as_bytes();
         let n = src.len().min(VERSION_BYTES);
         v[..n].copy_from_slice(&src[..n]);
         b.extend_from_slice(&v);
         debug_assert_eq!(b.len(), FIXED_HEADER);
-        for l in &self.psi_lens {
-            for x in l {
-                b.extend_from_slice(&x.to_le_bytes());
-            }
+        for (name, values) in &self.arrays {
+            b.extend_from_slice(&values.to_le_bytes());
+            b.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            b.extend_from_slice(name.as_bytes());
         }
         let crc = crc32fast::hash(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -280,37 +294,80 @@ impl Header {
         let u32_at = |o: usize| u32::from_le_bytes(fixed[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(fixed[o..o + 8].try_into().expect("8 bytes"));
         let format = u32_at(8);
-        if format != FORMAT {
+        if format != FORMAT && format != FORMAT_V1 {
             return Err(CheckpointError::Format {
                 path: path.to_path_buf(),
                 found: format,
             });
         }
         let hlen = u32_at(12);
-        let layers = u64_at(88);
-        let want = (FIXED_HEADER as u64 + 4).checked_add(layers.saturating_mul(32));
-        if hlen > MAX_HEADER || want != Some(hlen as u64) {
+        let min = if format == FORMAT_V1 {
+            (FIXED_HEADER as u64 + 4).checked_add(u64_at(88).saturating_mul(32))
+        } else {
+            (FIXED_HEADER as u64 + 4).checked_add(u64_at(80).saturating_mul(10))
+        };
+        let bad_len = match (format, min) {
+            (FORMAT_V1, Some(m)) => hlen as u64 != m,
+            (_, Some(m)) => (hlen as u64) < m,
+            (_, None) => true,
+        };
+        if hlen > MAX_HEADER || bad_len {
             return Err(CheckpointError::corrupt(
                 path,
-                format!("header length {hlen} does not fit {layers} CPML layers"),
+                format!("header length {hlen} does not fit its table of arrays"),
             ));
         }
         let mut rest = vec![0u8; hlen as usize - FIXED_HEADER];
         read_exact(path, r, &mut rest, "the header")?;
-        let (lens, crc_bytes) = rest.split_at(rest.len() - 4);
+        let (table, crc_bytes) = rest.split_at(rest.len() - 4);
         let mut crc = crc32fast::Hasher::new();
         crc.update(&fixed);
-        crc.update(lens);
+        crc.update(table);
         if crc.finalize() != u32::from_le_bytes(crc_bytes.try_into().expect("4 bytes")) {
             return Err(CheckpointError::corrupt(path, "the header checksum does not match"));
         }
         let version_raw = &fixed[96..128];
         let end = version_raw.iter().position(|&b| b == 0).unwrap_or(VERSION_BYTES);
-        let psi_lens = lens
-            .chunks_exact(32)
-            .map(|c| std::array::from_fn(|i| u64::from_le_bytes(c[8 * i..8 * i + 8].try_into().expect("8 bytes"))))
-            .collect();
+        let arrays = if format == FORMAT_V1 {
+            // Fixed table: six fields of the field length, then four ψ per layer,
+            // named by position until matched to a model.
+            let field_len = u64_at(80);
+            let mut a: Vec<(String, u64)> = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
+                .iter()
+                .map(|n| (n.to_string(), field_len))
+                .collect();
+            for (l, c) in table.chunks_exact(32).enumerate() {
+                for s in 0..4 {
+                    let v = u64::from_le_bytes(c[8 * s..8 * s + 8].try_into().expect("8 bytes"));
+                    a.push((format!("v1/layer{l}/slot{s}"), v));
+                }
+            }
+            a
+        } else {
+            let count = u64_at(80);
+            let mut a = Vec::new();
+            let mut at = 0usize;
+            for _ in 0..count {
+                let Some(entry) = table.get(at..at + 10) else {
+                    return Err(CheckpointError::corrupt(path, "the table of arrays is cut short"));
+                };
+                let values = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+                let nlen = u16::from_le_bytes(entry[8..10].try_into().expect("2 bytes")) as usize;
+                let Some(name) = table.get(at + 10..at + 10 + nlen) else {
+                    return Err(CheckpointError::corrupt(path, "the table of arrays is cut short"));
+                };
+                let name = std::str::from_utf8(name)
+                    .map_err(|_| CheckpointError::corrupt(path, "an array name is not UTF-8"))?;
+                a.push((name.to_string(), values));
+                at += 10 + nlen;
+            }
+            if at != table.len() {
+                return Err(CheckpointError::corrupt(path, "the table of arrays has trailing bytes"));
+            }
+            a
+        };
         let header = Header {
+            format,
             version: String::from_utf8_lossy(&version_raw[..end]).into_owned(),
             fingerprint: u64_at(16),
             run_id: u64_at(24),
@@ -318,8 +375,7 @@ impl Header {
             steps: u64_at(40),
             n: [u64_at(48), u64_at(56), u64_at(64)],
             dt: f64::from_bits(u64_at(72)),
-            field_len: u64_at(80),
-            psi_lens,
+            arrays,
         };
         if header.payload_len().is_none() {
             return Err(CheckpointError::corrupt(path, "the payload length overflows"));
@@ -333,13 +389,42 @@ impl Header {
         Ok(header)
     }
 
-    /// Check that this header fits `model`'s arrays exactly (before allocating any of them).
-    fn check_layout(&self, path: &Path, model: &Model) -> Result<(), CheckpointError> {
-        let want = Header::new(model, self.fingerprint, self.run_id, 0);
-        if self.field_len != want.field_len || self.psi_lens != want.psi_lens {
+    /// Check that this header fits `model`'s state table exactly (before allocating any
+    /// of it). A format-1 header takes the model's names when its arrays match the
+    /// model's table by position and size.
+    fn check_layout(&mut self, path: &Path, model: &Model) -> Result<(), CheckpointError> {
+        let want = Header::new(model, self.fingerprint, self.run_id, 0).arrays;
+        let sizes_match = self.arrays.len() == want.len() && self.arrays.iter().zip(&want).all(|(a, b)| a.1 == b.1);
+        if self.format == FORMAT_V1 {
+            if !sizes_match {
+                return Err(CheckpointError::Mismatch {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "it is a format-1 checkpoint whose fixed table of {} arrays (fields and CPML ψ) does not \
+                         match this scene's {} state arrays (a pass with its own state, or another grid); start \
+                         the run again",
+                        self.arrays.len(),
+                        want.len()
+                    ),
+                });
+            }
+            self.arrays = want;
+            return Ok(());
+        }
+        if self.arrays != want {
+            let missing: Vec<&str> = want
+                .iter()
+                .filter(|w| !self.arrays.iter().any(|a| a.0 == w.0))
+                .map(|w| w.0.as_str())
+                .collect();
+            let what = if !missing.is_empty() {
+                format!("it has no array {}", missing.join(", "))
+            } else {
+                "its arrays do not have the sizes of this scene's grid and state table".into()
+            };
             return Err(CheckpointError::Mismatch {
                 path: path.to_path_buf(),
-                what: "its arrays do not have the sizes of this scene's grid and CPML layers".into(),
+                what,
             });
         }
         Ok(())
@@ -481,15 +566,15 @@ fn parent_dir(path: &Path) -> PathBuf {
 /// returns the file's size in bytes.
 pub fn write(path: &Path, header: &Header, state: &SolverState) -> Result<u64, CheckpointError> {
     let [_, prev, tmp] = files(path);
-    // The sizes must match the header, or the file would not read back.
-    let fields_ok = state.fields.iter().all(|f| f.len() as u64 == header.field_len);
-    let psi_ok = state.psi.len() == header.psi_lens.len()
+    // The table must match the header, or the file would not read back.
+    let table_ok = header.format == FORMAT
+        && state.arrays.len() == header.arrays.len()
         && state
-            .psi
+            .arrays
             .iter()
-            .zip(&header.psi_lens)
-            .all(|(a, l)| (0..4).all(|i| a[i].len() as u64 == l[i]));
-    if !fields_ok || !psi_ok {
+            .zip(&header.arrays)
+            .all(|(a, (name, len))| a.name == *name && a.data.len() as u64 == *len);
+    if !table_ok {
         return Err(CheckpointError::corrupt(
             path,
             "internal error: the solver state does not match the checkpoint header",
@@ -505,13 +590,8 @@ pub fn write(path: &Path, header: &Header, state: &SolverState) -> Result<u64, C
         let mut w = BufWriter::with_capacity(4 << 20, file);
         w.write_all(&header.encode())?;
         let mut crc = crc32fast::Hasher::new();
-        for f in &state.fields {
-            write_f32s(&mut w, &mut crc, f)?;
-        }
-        for layer in &state.psi {
-            for a in layer {
-                write_f32s(&mut w, &mut crc, a)?;
-            }
+        for a in &state.arrays {
+            write_f32s(&mut w, &mut crc, &a.data)?;
         }
         w.write_all(&crc.finalize().to_le_bytes())?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
@@ -584,7 +664,7 @@ pub fn decode(path: &Path, bytes: &[u8], model: &Model) -> Result<Checkpoint, Ch
 }
 
 fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Result<Checkpoint, CheckpointError> {
-    let header = Header::decode(path, &mut r)?;
+    let mut header = Header::decode(path, &mut r)?;
     header.check_layout(path, model)?;
     let want = header.file_len().expect("checked by decode");
     if actual != want {
@@ -594,27 +674,19 @@ fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Resul
         ));
     }
     let mut crc = crc32fast::Hasher::new();
-    let mut fields = Vec::with_capacity(6);
-    for _ in 0..6 {
-        fields.push(read_f32s(path, &mut r, &mut crc, header.field_len)?);
-    }
-    let mut psi = Vec::with_capacity(header.psi_lens.len());
-    for lens in &header.psi_lens {
-        let mut arrays = Vec::with_capacity(4);
-        for &n in lens {
-            arrays.push(read_f32s(path, &mut r, &mut crc, n)?);
-        }
-        psi.push(<[Vec<f32>; 4]>::try_from(arrays).expect("four arrays"));
+    let mut arrays = Vec::with_capacity(header.arrays.len());
+    for (name, n) in &header.arrays {
+        arrays.push(StateArray {
+            name: name.clone(),
+            data: read_f32s(path, &mut r, &mut crc, *n)?,
+        });
     }
     let mut stored = [0u8; 4];
     read_exact(path, &mut r, &mut stored, "the payload checksum")?;
     if crc.finalize() != u32::from_le_bytes(stored) {
         return Err(CheckpointError::corrupt(path, "the payload checksum does not match"));
     }
-    let state = SolverState {
-        fields: <[Vec<f32>; 6]>::try_from(fields).expect("six fields"),
-        psi,
-    };
+    let state = SolverState { arrays };
     Ok(Checkpoint {
         path: path.to_path_buf(),
         header,
@@ -780,11 +852,13 @@ mod tests {
             k - 0.5
         };
         SolverState {
-            fields: std::array::from_fn(|_| (0..h.field_len).map(|_| next()).collect()),
-            psi: h
-                .psi_lens
+            arrays: h
+                .arrays
                 .iter()
-                .map(|l| std::array::from_fn(|i| (0..l[i]).map(|_| next()).collect()))
+                .map(|(name, len)| StateArray {
+                    name: name.clone(),
+                    data: (0..*len).map(|_| next()).collect(),
+                })
                 .collect(),
         }
     }
@@ -879,14 +953,102 @@ mod tests {
         }
         // A header claiming absurd sizes is refused before allocating.
         let mut h = Header::new(&m, 0, 0, 0);
-        h.field_len = 1 << 40;
+        h.arrays[0].1 = 1 << 40;
         fs::write(&path, h.encode()).unwrap();
         let err = read(&path, &m).unwrap_err().to_string();
         assert!(err.contains("sizes of this scene's grid"), "{err}");
-        h.field_len = u64::MAX / 8;
+        for a in &mut h.arrays[..6] {
+            a.1 = u64::MAX / 8;
+        }
         fs::write(&path, h.encode()).unwrap();
         let err = read(&path, &m).unwrap_err().to_string();
         assert!(err.contains("payload length overflows"), "{err}");
+    }
+
+    /// A format-1 file (fixed table: six fields, four ψ per layer) of the same run is
+    /// read, its arrays take the model's names, and its values are kept.
+    #[test]
+    fn format_1_is_read() {
+        let m = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.ckpt");
+        let s = state(&m, 0.4);
+        let h = Header::new(&m, 3, 9, 6);
+        // The format-1 header, as fdtd 0.1 wrote it.
+        let mut b = Vec::new();
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&FORMAT_V1.to_le_bytes());
+        let layers = m.cpml.len();
+        b.extend_from_slice(&((FIXED_HEADER + 32 * layers + 4) as u32).to_le_bytes());
+        for v in [
+            h.fingerprint,
+            h.run_id,
+            h.step,
+            h.steps,
+            h.n[0],
+            h.n[1],
+            h.n[2],
+            h.dt.to_bits(),
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&h.arrays[0].1.to_le_bytes());
+        b.extend_from_slice(&(layers as u64).to_le_bytes());
+        let mut v = [0u8; VERSION_BYTES];
+        v[..h.version.len()].copy_from_slice(h.version.as_bytes());
+        b.extend_from_slice(&v);
+        for l in 0..layers {
+            for slot in 0..4 {
+                b.extend_from_slice(&h.arrays[6 + 4 * l + slot].1.to_le_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        let mut pc = crc32fast::Hasher::new();
+        for a in &s.arrays {
+            let bytes: &[u8] = bytemuck::cast_slice(&a.data);
+            pc.update(bytes);
+            b.extend_from_slice(bytes);
+        }
+        b.extend_from_slice(&pc.finalize().to_le_bytes());
+        fs::write(&path, &b).unwrap();
+        let c = read(&path, &m).unwrap();
+        assert_eq!(c.state, s);
+        assert_eq!(c.header.format, FORMAT_V1);
+        assert!(c.state.get("cpml/x-/psi_Hz").is_some());
+        let (c, _) = find_latest(&path, &m, &Header::new(&m, 3, 9, 0)).unwrap();
+        assert_eq!(c.header.step, 6);
+        // Another grid: refused, naming the format.
+        let other = Model::discretize(
+            &Scene::parse(
+                "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n",
+                "o.toml",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let err = read(&path, &other).unwrap_err().to_string();
+        assert!(err.contains("format-1 checkpoint"), "{err}");
+        // A future format: refused with what to do.
+        b[8] = 7;
+        fs::write(&path, &b).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("format 7") && err.contains("newer fdtd"), "{err}");
+    }
+
+    /// A table that lacks one of the model's arrays is refused with its name.
+    #[test]
+    fn missing_array_is_named() {
+        let m = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.ckpt");
+        let mut h = Header::new(&m, 0, 0, 0);
+        let mut s = state(&m, 0.2);
+        h.arrays.pop();
+        s.arrays.pop();
+        write(&path, &h, &s).unwrap();
+        let err = read(&path, &m).unwrap_err().to_string();
+        assert!(err.contains("it has no array cpml/x-/psi_Hz"), "{err}");
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! * [`scene`] (re-exported from `fdtd-scene`) holds what the user wrote, in SI units.
 //! * [`model`] is the discretised problem: grid, dt, material indices, coefficient
 //!   tables, CPML profiles, sources/probes/snapshots at grid indices.
+//! * [`schedule`] is the step as data: the ordered passes of one time step with their
+//!   index ranges, computed once; [`pass`] is how physics is added to it ([`passes`]:
+//!   sources, probes); [`state`] is the solver state as a table of named arrays.
 //! * [`plan`] counts every buffer a backend will allocate, before anything large is allocated.
 //! * [`backend`] is the seam every backend (`fdtd-cpu`, `fdtd-gpu`) implements, and the
 //!   backend-independent solver state.
@@ -23,6 +26,10 @@ pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 pub mod backend;
 pub mod checkpoint;
 pub mod model;
+pub mod pass;
+pub mod passes;
 pub mod plan;
 pub mod runner;
+pub mod schedule;
+pub mod state;
 pub mod workload;

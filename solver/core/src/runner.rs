@@ -483,7 +483,7 @@ fn write_checkpoint(
             })
         }
     };
-    let scans: [FieldScan; 6] = std::array::from_fn(|c| FieldScan::of(&state.fields[c]));
+    let scans: [FieldScan; 6] = std::array::from_fn(|c| FieldScan::of(&state.arrays[c].data));
     if let Some(bad) = check_scan(model, step, &scans, "check before writing a checkpoint") {
         return Err(RunError::Unstable(Box::new(bad)));
     }

@@ -3,7 +3,7 @@
 //! `cargo run --release --example exp_cpml -- N THREADS`.
 use fdtd_core::backend::Backend;
 use fdtd_core::scene::Boundary;
-use fdtd_cpu::{CpuBackend, Schedule};
+use fdtd_cpu::{CpuBackend, Sweep};
 use std::sync::Arc;
 
 fn main() {
@@ -12,7 +12,7 @@ fn main() {
     let threads = *args.get(1).unwrap_or(&0);
     for round in 0..2 {
         for mask in ["", "x", "y", "z", "xyz"] {
-            for schedule in [Schedule::Fused, Schedule::TwoPass] {
+            for schedule in [Sweep::Fused, Sweep::TwoPass] {
                 let mut s = fdtd_core::workload::bench_scene(n, 10, 60, false);
                 for a in 0..3 {
                     if !mask.contains(["x", "y", "z"][a]) {
@@ -22,7 +22,7 @@ fn main() {
                 }
                 let m = Arc::new(fdtd_core::model::Model::discretize(&s).unwrap());
                 let mut b = CpuBackend::new(m.clone(), threads).unwrap();
-                b.schedule = schedule;
+                b.sweep = schedule;
                 let src = m.source_values(0, 60);
                 b.step(0, 10, &src[..10]).unwrap();
                 let t = std::time::Instant::now();

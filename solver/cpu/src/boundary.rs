@@ -78,50 +78,31 @@ fn face_sample(m: &Model, e: &mut [f32], h: &dyn Fn(usize, usize) -> f32, a: usi
     *x = ca * *x + cb * curl;
 }
 
-/// Whether any face needs [`faces_slab`].
-pub fn has_faces(m: &Model) -> bool {
-    m.faces.iter().any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic))
-}
-
-/// Update E on PMC and periodic face planes within x-slab `i` (before the slab's
-/// bulk E update and CPML corrections). `e` are the slab's E components.
+/// Update E on the schedule's PMC and periodic face planes within x-slab `i` (before
+/// the slab's bulk E update and CPML corrections). `e` are the slab's E components.
 pub fn faces_slab(m: &Model, i: usize, e: &mut [&mut [f32]; 3], h: &dyn Fn(usize, usize) -> f32) {
-    let n = m.grid.n;
-    for a in 0..3 {
-        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-        // Planes normal to b: all samples; planes normal to c: skip those on b planes.
-        for (t, u) in [(b, c), (c, b)] {
-            let skip_u = t == c;
-            for plane in [0, n[t]] {
-                // Index ranges of the plane's samples, then cut x to this slab.
-                let mut range = [(0, 0); 3];
-                range[a] = (0, n[a]);
-                range[t] = (plane, plane + 1);
-                range[u] = if skip_u { (1, n[u]) } else { (0, n[u] + 1) };
-                let (x0, x1) = (range[0].0.max(i), range[0].1.min(i + 1));
-                for p0 in x0..x1 {
-                    for p1 in range[1].0..range[1].1 {
-                        for p2 in range[2].0..range[2].1 {
-                            face_sample(m, e[a], h, a, [p0, p1, p2]);
-                        }
-                    }
+    for fp in &m.schedule.faces {
+        let r = fp.range;
+        let (x0, x1) = (r[0].0.max(i), r[0].1.min(i + 1));
+        for p0 in x0..x1 {
+            for p1 in r[1].0..r[1].1 {
+                for p2 in r[2].0..r[2].1 {
+                    face_sample(m, e[fp.comp], h, fp.comp, [p0, p1, p2]);
                 }
             }
         }
     }
 }
 
-/// Copy E on the low plane of each periodic axis onto its high plane.
-pub fn periodic_copies(m: &Model, f: &mut [Vec<f32>; 6]) {
+/// The schedule's periodic copies: E on the low plane of each periodic axis onto its
+/// high plane.
+pub fn periodic_copies(m: &Model, f: &mut [Vec<f32>]) {
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();
-    for axis in 0..3 {
-        if m.faces[2 * axis] != FaceKind::Periodic {
-            continue;
-        }
-        // E components tangential to the faces of `axis`.
-        for comp in (0..3).filter(|&c| c != axis) {
+    for copy in &m.schedule.copies {
+        let axis = copy.axis;
+        for comp in copy.components {
             let e = &mut f[comp];
             match axis {
                 0 => e.copy_within(0..sx, nx * sx),

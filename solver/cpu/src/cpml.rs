@@ -1,4 +1,6 @@
-//! CPML corrections on top of the bulk update, inside the layers only.
+//! CPML corrections on top of the bulk update, inside the layers only: the CPU's
+//! execution of the schedule's [`CpmlPass`]es (ranges, signs and ψ arrays come from
+//! there), one x-slab at a time.
 //!
 //! For a layer normal to axis `a`, with `a1 = a+1`, `a2 = a+2` (mod 3), the terms
 //! of the curl that differentiate along `a` are (see `model::cpml` for b, a, κ):
@@ -8,106 +10,29 @@
 //! H_a1 += +db·((1/κ−1)·∂a E_a2 + ψ),   H_a2 += −db·((1/κ−1)·∂a E_a1 + ψ)
 //! ψ ← b·ψ + a·∂a F   (updated before use)
 //! ```
-use fdtd_core::model::{FaceKind, Model, MIXED};
-
-/// One correction pass of one layer: target component `tc` from the derivative of
-/// `sc` along the layer axis, with sign `sgn`, into ψ array `slot` of the layer.
-#[derive(Clone, Debug)]
-pub struct Pass {
-    pub layer: usize,
-    pub slot: usize,
-    pub tc: usize,
-    pub sc: usize,
-    sgn: f32,
-    axis: usize,
-    first: usize,
-    /// Index range of the target samples along each axis (the layer axis included).
-    pub range: [(usize, usize); 3],
-    /// Derivative stencil offsets: `d = (S[p + hi_off] − S[p − lo_off])·inv`.
-    hi_off: usize,
-    lo_off: usize,
-    inv: f32,
-    /// Strides of the ψ array along x and y.
-    psx: usize,
-    psy: usize,
-}
-
-impl Pass {
-    /// The number of x-slabs the ψ array has, and the first grid slab it maps to.
-    pub fn psi_slabs(&self, m: &Model) -> (usize, usize) {
-        if self.axis == 0 {
-            (self.range[0].1 - self.range[0].0, self.first)
-        } else {
-            (m.grid.dims()[0], 0)
-        }
-    }
-    pub fn psi_slab_len(&self) -> usize {
-        self.psx
-    }
-}
-
-/// Every correction pass of the model's layers, E passes (slots 0, 1) and H passes
-/// (slots 2, 3). See the module doc for the equations.
-pub fn passes(m: &Model) -> Vec<Pass> {
-    let g = &m.grid;
-    let n = g.n;
-    let mut out = Vec::new();
-    for (li, l) in m.cpml.iter().enumerate() {
-        let a = l.axis;
-        let (a1, a2) = ((a + 1) % 3, (a + 2) % 3);
-        let stride_a = g.strides()[a];
-        let inv = g.inv_d()[a];
-        for (slot, tc, sc, sgn) in [(0, a1, a2, -1.0), (1, a2, a1, 1.0), (2, a1, a2, 1.0), (3, a2, a1, -1.0)] {
-            let electric = slot < 2;
-            let (prof, first) = if electric { (&l.e, l.e_first) } else { (&l.h, l.h_first) };
-            let mut range = if electric {
-                [0, 1, 2].map(|u| e_range(m, tc, u))
-            } else {
-                // H_tc: integer along its own axis (0..=n), half-integer along the others.
-                [0, 1, 2].map(|u| if u == tc { (0, n[u] + 1) } else { (0, n[u]) })
-            };
-            range[a] = (first, first + prof.len());
-            let mut pd = g.dims();
-            pd[a] = prof.len();
-            out.push(Pass {
-                layer: li,
-                slot,
-                tc: if electric { tc } else { 3 + tc },
-                sc: if electric { 3 + sc } else { sc },
-                sgn,
-                axis: a,
-                first,
-                range,
-                hi_off: if electric { 0 } else { stride_a },
-                lo_off: if electric { stride_a } else { 0 },
-                inv,
-                psx: pd[1] * pd[2],
-                psy: pd[2],
-            });
-        }
-    }
-    out
-}
+use fdtd_core::model::{Model, MIXED};
+use fdtd_core::schedule::CpmlPass;
 
 /// Apply pass `p` to x-slab `i` of its target: `tslab` is the target's slab `i`, `src`
 /// a window of the source component starting at flat index `base` (it must hold the
 /// stencil's neighbours), `pslab` the ψ array's slab for `i`. Called right after the
 /// bulk update of the slab, while it is still in cache.
 #[allow(clippy::too_many_arguments)]
-pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32], base: usize, pslab: &mut [f32]) {
+pub fn correct_slab(m: &Model, p: &CpmlPass, i: usize, tslab: &mut [f32], src: &[f32], base: usize, pslab: &mut [f32]) {
     let [(x0, x1), (y0, y1), (z0, z1)] = p.range;
     if i < x0 || i >= x1 || z1 <= z0 || y1 <= y0 {
         return;
     }
     let l = &m.cpml[p.layer];
-    let prof = if p.slot < 2 { &l.e } else { &l.h };
+    let prof = if p.electric() { &l.e } else { &l.h };
     let g = &m.grid;
     let [sx, sy, _] = g.strides();
     let ny1 = g.dims()[1];
     let n = z1 - z0;
-    let electric = p.tc < 3;
-    let flags = &m.rows[p.tc][i * ny1..(i + 1) * ny1];
-    let mat = &m.mat[p.tc][..];
+    let electric = p.electric();
+    let flags = &m.rows[p.target][i * ny1..(i + 1) * ny1];
+    let mat = &m.mat[p.target][..];
+    let psy = p.psi_dims[2];
     // z layers: the profile runs along the row; hoist its slices out of the row loop.
     let pk0 = if p.axis == 2 { z0 - p.first } else { z0 };
     let zprof = (p.axis == 2).then(|| Varying(&prof.b[pk0..pk0 + n], &prof.a[pk0..pk0 + n], &prof.kinv[pk0..pk0 + n]));
@@ -130,13 +55,13 @@ pub fn correct_slab(m: &Model, p: &Pass, i: usize, tslab: &mut [f32], src: &[f32
         let t = &mut tslab[j * sy + z0..j * sy + z1];
         let s1 = &src[rs + z0 + p.hi_off..rs + z1 + p.hi_off];
         let s0 = &src[rs + z0 - p.lo_off..rs + z1 - p.lo_off];
-        let ps = &mut pslab[pj * p.psy + pk0..pj * p.psy + pk0 + n];
+        let ps = &mut pslab[pj * psy + pk0..pj * psy + pk0 + n];
         match &zprof {
-            Some(pr) => row(t, s1, s0, ps, Varying(pr.0, pr.1, pr.2), p.inv, p.sgn, coef),
+            Some(pr) => row(t, s1, s0, ps, Varying(pr.0, pr.1, pr.2), p.inv, p.sign, coef),
             None => {
                 let tt = if p.axis == 0 { i - p.first } else { j - p.first };
                 let pr = Constant(prof.b[tt], prof.a[tt], prof.kinv[tt]);
-                row(t, s1, s0, ps, pr, p.inv, p.sgn, coef);
+                row(t, s1, s0, ps, pr, p.inv, p.sign, coef);
             }
         }
     }
@@ -216,22 +141,4 @@ fn row<P: RowProfile>(
         RowCoef::MixedE(mat, table) => go(&|k| table[mat[k] as usize][1]),
         RowCoef::MixedH(mat, table) => go(&|k| table[mat[k] as usize]),
     }
-}
-
-/// Index range along axis `u` of E component `ec`'s samples that are updated
-/// (off PEC walls and off periodic high planes).
-fn e_range(m: &Model, ec: usize, u: usize) -> (usize, usize) {
-    let n = m.grid.n[u];
-    if u == ec {
-        return (0, n);
-    }
-    let lo = match m.faces[2 * u] {
-        FaceKind::Pec | FaceKind::Cpml => 1,
-        _ => 0,
-    };
-    let hi = match m.faces[2 * u + 1] {
-        FaceKind::Pmc => n + 1,
-        _ => n,
-    };
-    (lo, hi)
 }

@@ -1,30 +1,33 @@
 //! CPU backend: structure-of-arrays f32 fields, rayon over x-slabs.
 //!
-//! One step computes, in effect, this order (the GPU backend follows it literally):
-//! 1. H bulk update with the CPML corrections to H ([`update::h_slab`]).
-//! 2. Magnetic sources (soft add / hard set).
-//! 3. E on PMC/periodic face planes ([`boundary`]), then the E bulk update on
+//! It executes the model's [schedule](fdtd_core::schedule) in this order:
+//! 1. H bulk update with the CPML corrections to H ([`update::h_slab`], [`cpml`]),
+//!    then the AfterH passes (magnetic sources).
+//! 2. E on PMC/periodic face planes ([`boundary`]), then the E bulk update on
 //!    interior samples ([`update::e_slab`]) with the CPML corrections to E.
 //!
-//! The CPU runs 1–3 as one fused sweep over x-slabs ([`sweep`]): each slab's H and
-//! then E are updated while its neighbours are in cache, and CPML corrections are
-//! applied per slab right after its bulk update, face-plane samples included.
-//! 4. Electric sources, then periodic copies of the high face planes.
-//! 5. Probe sampling.
+//! The CPU runs 1–2 as one fused sweep over x-slabs ([`sweep`]): each slab's H and
+//! then E are updated while its neighbours are in cache, and CPML corrections and
+//! AfterH passes are applied per slab right after its bulk update.
+//! 3. AfterE passes (electric sources), then periodic copies of the high face planes.
+//! 4. EndOfStep passes (probes).
+//!
+//! The solver state is held as the model's state table ([`SolverState`]'s arrays, in
+//! table order), so saving and loading it is a copy whatever arrays passes add.
 mod boundary;
 mod cpml;
 mod sweep;
 mod update;
 
-pub use sweep::Schedule;
+pub use sweep::Sweep;
 
 use fdtd_core::backend::{
-    empty_probe_buffers, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, ProbeBuffers,
-    SolverState, Target,
+    empty_outputs, probe_buffers, Backend, BackendChoice, BackendError, BackendOptions, Engine, ProbeBuffers, Target,
 };
 use fdtd_core::model::Model;
+use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use fdtd_core::plan::Plan;
-use fdtd_core::scene::SourceKind;
+use fdtd_core::state::{SolverState, StateArray};
 use fdtd_core::Component;
 use std::sync::Arc;
 
@@ -50,48 +53,31 @@ impl Engine for CpuEngine {
     }
 }
 
-/// Field arrays of one run, `[Ex, Ey, Ez, Hx, Hy, Hz]`, each of shape `grid.dims()`.
-pub struct Fields(pub [Vec<f32>; 6]);
-
 /// The CPU backend.
 pub struct CpuBackend {
     model: Arc<Model>,
-    fields: Fields,
-    /// ψ arrays per CPML layer: `[E_{a+1}, E_{a+2}, H_{a+1}, H_{a+2}]`.
-    psi: Vec<[Vec<f32>; 4]>,
-    probes: ProbeBuffers,
+    /// The state table's arrays, in table order (the six fields first).
+    arrays: Vec<Vec<f32>>,
+    /// Output streams of every extension pass, in schedule order.
+    outputs: Vec<Vec<Vec<f32>>>,
     pool: rayon::ThreadPool,
-    /// CPML correction passes, fused into the bulk sweeps.
-    passes: Vec<cpml::Pass>,
     /// How steps walk the slabs (fused by default).
-    pub schedule: Schedule,
+    pub sweep: Sweep,
 }
 
 impl CpuBackend {
-    /// Allocate fields for `model`; `threads = 0` uses every core.
+    /// Allocate the state for `model`; `threads = 0` uses every core.
     pub fn new(model: Arc<Model>, threads: usize) -> Result<CpuBackend, BackendError> {
-        let len = model.grid.len();
-        let fields = Fields(std::array::from_fn(|_| vec![0f32; len]));
-        let psi = model
-            .cpml
-            .iter()
-            .map(|l| {
-                let ne: usize = l.psi_dims(&model.grid, true).iter().product();
-                let nh: usize = l.psi_dims(&model.grid, false).iter().product();
-                [vec![0f32; ne], vec![0f32; ne], vec![0f32; nh], vec![0f32; nh]]
-            })
-            .collect();
+        let arrays = model.schedule.state.iter().map(|s| vec![0f32; s.len()]).collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| BackendError::NoDevice(format!("cannot start CPU threads: {e}")))?;
         Ok(CpuBackend {
-            probes: empty_probe_buffers(&model),
-            passes: cpml::passes(&model),
-            schedule: Schedule::default(),
+            outputs: empty_outputs(&model),
+            sweep: Sweep::default(),
             model,
-            fields,
-            psi,
+            arrays,
             pool,
         })
     }
@@ -101,41 +87,67 @@ impl CpuBackend {
     }
 }
 
-/// One full time step `n`; `src` holds this step's source values.
+/// Run the passes at `hook` on the whole grid (serially, in schedule order). `fields`
+/// are the six fields; `extra` the state table from index `6 + cpml` on (the arrays
+/// passes register), `cpml` the number of CPML ψ arrays before it.
 #[allow(clippy::too_many_arguments)]
-fn step_one(
+fn run_hook(
     m: &Model,
-    passes: &[cpml::Pass],
-    f: &mut [Vec<f32>; 6],
-    psi: &mut [[Vec<f32>; 4]],
-    probes: &mut ProbeBuffers,
+    hook: Hook,
+    fields: &mut [Vec<f32>],
+    extra: &mut [Vec<f32>],
+    outputs: &mut [Vec<Vec<f32>>],
     n: usize,
     src: &[f32],
-    schedule: Schedule,
 ) {
-    sweep::step(m, passes, f, psi, src, schedule);
-    apply_sources(m, f, src, true);
-    boundary::periodic_copies(m, f);
-    for (p, bufs) in m.probes.iter().zip(probes.iter_mut()) {
-        if probe_due(p.every, n) {
-            for (s, buf) in p.samples.iter().zip(bufs.iter_mut()) {
-                buf.push(f[s.component.index()][s.flat]);
-            }
+    let base = 6 + m.schedule.cpml.len();
+    for (k, sp) in m.schedule.passes.iter().enumerate() {
+        if sp.pass.hook() != hook {
+            continue;
         }
+        let mut state: Vec<&mut Vec<f32>> = extra
+            .iter_mut()
+            .enumerate()
+            .filter(|(q, _)| sp.state.contains(&(q + base)))
+            .map(|(_, a)| a)
+            .collect();
+        let [ex, ey, ez, hx, hy, hz] = fields else {
+            unreachable!("six fields")
+        };
+        let mut ctx = HostCtx {
+            step: n,
+            sources: src,
+            xs: (0, m.grid.dims()[0]),
+            fields: FieldsMut {
+                windows: [ex, ey, ez, hx, hy, hz].map(|a| Some(&mut a[..])),
+                base: 0,
+            },
+            state: &mut state[..],
+            out: &mut outputs[k],
+        };
+        sp.pass.host(&mut ctx);
     }
 }
 
-fn apply_sources(m: &Model, f: &mut [Vec<f32>; 6], src: &[f32], electric: bool) {
-    for (s, &v) in m.sources.iter().zip(src) {
-        if s.component.is_electric() != electric {
-            continue;
-        }
-        let x = &mut f[s.component.index()][s.flat];
-        match s.kind {
-            SourceKind::Current => *x += v,
-            SourceKind::Hard => *x = v,
-        }
+/// One full time step `n`; `src` holds this step's source values.
+fn step_one(m: &Model, arrays: &mut [Vec<f32>], outputs: &mut [Vec<Vec<f32>>], n: usize, src: &[f32], sweep: Sweep) {
+    let (fields, rest) = arrays.split_at_mut(6);
+    let (psi, extra) = rest.split_at_mut(m.schedule.cpml.len());
+    // AfterH passes run per slab inside the sweep unless they keep state or outputs;
+    // then the sweep runs its phases apart and they run between them.
+    let fuse = m
+        .schedule
+        .at(Hook::AfterH)
+        .all(|p| p.state.is_empty() && p.pass.outputs().is_empty());
+    if fuse {
+        sweep::step(m, fields, psi, src, n, sweep, None);
+    } else {
+        let mut after_h = |f: &mut [Vec<f32>]| run_hook(m, Hook::AfterH, f, extra, outputs, n, src);
+        sweep::step(m, fields, psi, src, n, Sweep::TwoPass, Some(&mut after_h));
     }
+    run_hook(m, Hook::AfterE, fields, extra, outputs, n, src);
+    boundary::periodic_copies(m, fields);
+    run_hook(m, Hook::EndOfStep, fields, extra, outputs, n, src);
 }
 
 impl Backend for CpuBackend {
@@ -147,37 +159,27 @@ impl Backend for CpuBackend {
         let ns = self.model.sources.len();
         let CpuBackend {
             model,
-            fields,
-            psi,
-            probes,
+            arrays,
+            outputs,
             pool,
-            passes,
-            schedule,
+            sweep,
         } = self;
         pool.install(|| {
             for s in 0..count {
-                step_one(
-                    model,
-                    passes,
-                    &mut fields.0,
-                    psi,
-                    probes,
-                    n0 + s,
-                    &sources[s * ns..(s + 1) * ns],
-                    *schedule,
-                );
+                step_one(model, arrays, outputs, n0 + s, &sources[s * ns..(s + 1) * ns], *sweep);
             }
         });
         Ok(())
     }
 
     fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
-        Ok(std::mem::replace(&mut self.probes, empty_probe_buffers(&self.model)))
+        let outputs = std::mem::replace(&mut self.outputs, empty_outputs(&self.model));
+        Ok(probe_buffers(&self.model, outputs))
     }
 
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
         let g = &self.model.grid;
-        let f = &self.fields.0[c.index()];
+        let f = &self.arrays[c.index()];
         let mut out = Vec::with_capacity((0..3).map(|a| hi[a] - lo[a]).product());
         for i in lo[0]..hi[0] {
             for j in lo[1]..hi[1] {
@@ -189,20 +191,30 @@ impl Backend for CpuBackend {
     }
 
     fn read_field(&mut self, c: Component) -> Result<Vec<f32>, BackendError> {
-        Ok(self.fields.0[c.index()].clone())
+        Ok(self.arrays[c.index()].clone())
     }
 
     fn save_state(&mut self) -> Result<SolverState, BackendError> {
         Ok(SolverState {
-            fields: self.fields.0.clone(),
-            psi: self.psi.clone(),
+            arrays: self
+                .model
+                .schedule
+                .state
+                .iter()
+                .zip(&self.arrays)
+                .map(|(s, a)| StateArray {
+                    name: s.name.clone(),
+                    data: a.clone(),
+                })
+                .collect(),
         })
     }
 
     fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
         state.check(&self.model)?;
-        self.fields.0.clone_from(&state.fields);
-        self.psi.clone_from(&state.psi);
+        for (a, s) in self.arrays.iter_mut().zip(&state.arrays) {
+            a.clone_from(&s.data);
+        }
         Ok(())
     }
 }

@@ -21,26 +21,26 @@
 //! they make is confined to slabs the schedule above gives them.
 use super::{boundary, cpml, update};
 use fdtd_core::model::Model;
-use fdtd_core::scene::SourceKind;
+use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use rayon::prelude::*;
 
-/// ψ slabs of one x-slab: `(pass index, ψ slab)` for every CPML pass that touches it.
+/// ψ slabs of one x-slab: `(CPML pass index, ψ slab)` for every CPML pass that touches it.
 type SlabPsi<'a> = Vec<(usize, &'a mut [f32])>;
 
-/// Split every pass's ψ array into per-x-slab pieces, so each task owns its slabs' ψ.
-fn slab_psi<'a>(m: &Model, passes: &[cpml::Pass], psi: &'a mut [[Vec<f32>; 4]]) -> Vec<SlabPsi<'a>> {
+/// Split every CPML pass's ψ array into per-x-slab pieces, so each task owns its slabs'
+/// ψ. `rest` is the state table after the six fields.
+fn slab_psi<'a>(m: &Model, rest: &'a mut [Vec<f32>]) -> Vec<SlabPsi<'a>> {
     let mut out: Vec<SlabPsi> = (0..m.grid.dims()[0]).map(|_| Vec::new()).collect();
-    for (li, layer) in psi.iter_mut().enumerate() {
-        for (slot, arr) in layer.iter_mut().enumerate() {
-            let pi = 4 * li + slot; // passes() emits 4 per layer, in slot order
-            let p = &passes[pi];
-            let (count, first) = p.psi_slabs(m);
-            if p.psi_slab_len() == 0 {
-                continue; // a 1-cell layer has no profiled E planes
-            }
-            for (s, chunk) in arr.chunks_mut(p.psi_slab_len()).take(count).enumerate() {
-                out[first + s].push((pi, chunk));
-            }
+    let cpml = &m.schedule.cpml;
+    // ψ arrays follow the fields in the table, one per CPML pass, in pass order.
+    for (pi, (p, arr)) in cpml.iter().zip(rest.iter_mut()).enumerate() {
+        debug_assert_eq!(p.state, 6 + pi);
+        let (count, first) = p.psi_slabs();
+        if p.psi_slab_len() == 0 || p.len == 0 {
+            continue; // a 1-cell layer has no profiled E planes
+        }
+        for (s, chunk) in arr.chunks_mut(p.psi_slab_len()).take(count).enumerate() {
+            out[first + s].push((pi, chunk));
         }
     }
     out
@@ -61,7 +61,7 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 impl Shared {
-    fn new(f: &mut [Vec<f32>; 6], sx: usize, slabs: usize) -> Shared {
+    fn new(f: &mut [Vec<f32>], sx: usize, slabs: usize) -> Shared {
         assert!(f.iter().all(|a| a.len() == sx * slabs));
         Shared {
             ptr: [0, 1, 2, 3, 4, 5].map(|c| f[c].as_mut_ptr()),
@@ -104,7 +104,7 @@ impl Shared {
 
 /// How a step walks the slabs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Schedule {
+pub enum Sweep {
     /// One fused pass over the slabs (see the module doc): the default.
     #[default]
     Fused,
@@ -113,36 +113,54 @@ pub enum Schedule {
     TwoPass,
 }
 
-/// Advance every field by one step except the electric sources, the periodic copies
-/// and probe sampling (done by the caller): H everywhere (with CPML corrections and
-/// magnetic sources), then E (face planes, bulk, CPML corrections).
+/// What runs between the phases when AfterH passes cannot be fused: it gets the fields.
+pub type AfterH<'a> = &'a mut dyn FnMut(&mut [Vec<f32>]);
+
+/// The H and E phases of one step over the slabs (the schedule's H bulk, CPML, AfterH
+/// passes, E face planes, E bulk and CPML); the caller runs the AfterE and EndOfStep
+/// passes and the periodic copies. `fields` are the six field arrays, `rest` the rest
+/// of the state table. AfterH passes run per slab inside the sweep when they keep no
+/// state and no outputs (`fuse_after_h`); otherwise the caller runs them between
+/// [`Sweep::TwoPass`]'s phases and passes `after_h`.
+#[allow(clippy::too_many_arguments)]
 pub fn step(
     m: &Model,
-    passes: &[cpml::Pass],
-    f: &mut [Vec<f32>; 6],
-    psi: &mut [[Vec<f32>; 4]],
+    fields: &mut [Vec<f32>],
+    rest: &mut [Vec<f32>],
     src: &[f32],
-    schedule: Schedule,
+    n: usize,
+    sweep: Sweep,
+    after_h: Option<AfterH<'_>>,
 ) {
     let slabs = m.grid.dims()[0];
-    let shared = Shared::new(f, m.grid.strides()[0], slabs);
-    let mut work = slab_psi(m, passes, psi);
+    let fuse = after_h.is_none();
+    let sx = m.grid.strides()[0];
+    let mut work = slab_psi(m, rest);
     // Twice as many blocks as threads lets rayon balance uneven slabs (CPML, faces).
     let blocks = (2 * rayon::current_num_threads()).clamp(1, slabs.div_ceil(2));
     let starts: Vec<usize> = (0..blocks).map(|b| b * slabs / blocks).collect();
-    let faces = boundary::has_faces(m);
-    let sh = &shared;
-    if schedule == Schedule::TwoPass {
+    let faces = m.schedule.has_faces();
+    if sweep == Sweep::TwoPass || !fuse {
+        let shared = Shared::new(fields, sx, slabs);
+        let sh = &shared;
         work.par_iter_mut().enumerate().for_each(|(i, sw)| {
             // SAFETY: all H slabs are written by their own task, E is only read.
-            unsafe { h_step(m, passes, sh, i, sw, src) };
+            unsafe { h_step(m, sh, i, sw, src, n, fuse) };
         });
+        if let Some(f) = after_h {
+            f(fields);
+        }
+        // New pointers: `fields` was borrowed again by `after_h`.
+        let shared = Shared::new(fields, sx, slabs);
+        let sh = &shared;
         work.par_iter_mut().enumerate().for_each(|(i, sw)| {
             // SAFETY: all E slabs are written by their own task, H is only read.
-            unsafe { e_step(m, passes, sh, i, sw, faces) };
+            unsafe { e_step(m, sh, i, sw, faces) };
         });
         return;
     }
+    let shared = Shared::new(fields, sx, slabs);
+    let sh = &shared;
     let mut chunks: Vec<&mut [SlabPsi]> = Vec::with_capacity(blocks);
     let mut rest: &mut [SlabPsi] = &mut work;
     for b in 0..blocks {
@@ -154,23 +172,23 @@ pub fn step(
     chunks.par_iter_mut().zip(&starts).for_each(|(w, &start)| {
         for (o, sw) in w.iter_mut().enumerate() {
             // SAFETY (both calls): slab `start + o` belongs to this block; see module doc.
-            unsafe { h_step(m, passes, sh, start + o, sw, src) };
+            unsafe { h_step(m, sh, start + o, sw, src, n, true) };
             if o > 0 {
-                unsafe { e_step(m, passes, sh, start + o, sw, faces) };
+                unsafe { e_step(m, sh, start + o, sw, faces) };
             }
         }
     });
     chunks.par_iter_mut().zip(&starts).for_each(|(w, &start)| {
         // SAFETY: phase 2: block-start E slabs are distinct, H is final.
-        unsafe { e_step(m, passes, sh, start, &mut w[0], faces) };
+        unsafe { e_step(m, sh, start, &mut w[0], faces) };
     });
 }
 
-/// H in slab `i`: bulk, CPML corrections, magnetic sources.
+/// H in slab `i`: bulk, CPML corrections, and (`passes`) the AfterH passes.
 ///
 /// # Safety
 /// The caller owns H slab `i` and nobody writes E slabs `i`, `i+1` meanwhile.
-unsafe fn h_step(m: &Model, passes: &[cpml::Pass], sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32]) {
+unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, passes: bool) {
     let hi = (i + 2).min(sh.slabs);
     // SAFETY: by the function's contract.
     let (mut h, e) = unsafe {
@@ -181,19 +199,32 @@ unsafe fn h_step(m: &Model, passes: &[cpml::Pass], sh: &Shared, i: usize, sw: &m
     };
     let [hx, hy, hz] = &mut h;
     update::h_slab(m, i, [hx, hy, hz], e);
+    let cpml = &m.schedule.cpml;
     for (pi, ps) in sw.iter_mut() {
-        let p = &passes[*pi];
-        if p.slot >= 2 {
-            cpml::correct_slab(m, p, i, h[p.tc % 3], e[p.sc % 3], i * sh.sx, ps);
+        let p = &cpml[*pi];
+        if !p.electric() {
+            cpml::correct_slab(m, p, i, h[p.target % 3], e[p.source % 3], i * sh.sx, ps);
         }
     }
-    for (s, &v) in m.sources.iter().zip(src) {
-        if !s.component.is_electric() && s.index[0] == i {
-            let x = &mut h[s.component.axis()][s.flat - i * sh.sx];
-            match s.kind {
-                SourceKind::Current => *x += v,
-                SourceKind::Hard => *x = v,
-            }
+    if passes {
+        let [hx, hy, hz] = h;
+        let mut fields = FieldsMut {
+            windows: [None, None, None, Some(hx), Some(hy), Some(hz)],
+            base: i * sh.sx,
+        };
+        for sp in m.schedule.at(Hook::AfterH) {
+            let mut ctx = HostCtx {
+                step: n,
+                sources: src,
+                xs: (i, i + 1),
+                fields: FieldsMut {
+                    windows: fields.windows.each_mut().map(|w| w.as_deref_mut()),
+                    base: fields.base,
+                },
+                state: &mut [],
+                out: &mut [],
+            };
+            sp.pass.host(&mut ctx);
         }
     }
 }
@@ -203,7 +234,7 @@ unsafe fn h_step(m: &Model, passes: &[cpml::Pass], sh: &Shared, i: usize, sw: &m
 /// # Safety
 /// The caller owns E slab `i`, and nobody writes H slabs `i−1`, `i` (or, for periodic
 /// x faces at `i = 0`, any H slab) meanwhile.
-unsafe fn e_step(m: &Model, passes: &[cpml::Pass], sh: &Shared, i: usize, sw: &mut SlabPsi, faces: bool) {
+unsafe fn e_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, faces: bool) {
     let lo = i.saturating_sub(1);
     // SAFETY: by the function's contract.
     let (mut e, h) = unsafe {
@@ -220,10 +251,11 @@ unsafe fn e_step(m: &Model, passes: &[cpml::Pass], sh: &Shared, i: usize, sw: &m
     }
     let [ex, ey, ez] = &mut e;
     update::e_slab(m, i, [ex, ey, ez], h);
+    let cpml = &m.schedule.cpml;
     for (pi, ps) in sw.iter_mut() {
-        let p = &passes[*pi];
-        if p.slot < 2 {
-            cpml::correct_slab(m, p, i, e[p.tc % 3], h[p.sc % 3], lo * sh.sx, ps);
+        let p = &cpml[*pi];
+        if p.electric() {
+            cpml::correct_slab(m, p, i, e[p.target % 3], h[p.source % 3], lo * sh.sx, ps);
         }
     }
 }

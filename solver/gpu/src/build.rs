@@ -1,29 +1,46 @@
 //! Allocation of every buffer and the per-step list of dispatches.
 //!
 //! Everything a step needs is prepared once: one uniform parameter block and one bind
-//! group per dispatch, in the CPU backend's order (`backend/cpu/mod.rs::step_one`):
+//! group per dispatch, in the order of the model's schedule (`fdtd_core::schedule`),
+//! which the CPU backend follows too:
 //!
-//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); magnetic
-//!    sources; H ghost planes (and the periodic-x image of H[nx−1]).
+//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); AfterH passes
+//!    (magnetic sources); H ghost planes (and the periodic-x image of H[nx−1]).
 //! 2. E on PMC/periodic face planes; E bulk with the CPML corrections to E (face-plane
-//!    samples included) fused in (`update_e.wgsl`); electric sources; periodic copies
-//!    (x, then y, then z); E ghost planes.
-//! 3. Probe sampling.
-use super::kernels::{Kernel, Kernels, Shapes};
+//!    samples included) fused in (`update_e.wgsl`); AfterE passes (electric sources);
+//!    periodic copies (x, then y, then z); E ghost planes.
+//! 3. EndOfStep passes (probes).
+use super::kernels::{Kernel, Kernels, PassKernel, Shapes};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use fdtd_core::model::{FaceKind, Model};
-use fdtd_core::scene::SourceKind;
+use fdtd_core::pass::Hook;
 use wgpu::util::DeviceExt;
+
+/// Which pipeline a dispatch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipe {
+    Fixed(Kernel),
+    /// The kernel of extension pass `k` of the schedule ([`Built::passes`]).
+    Pass(usize),
+}
 
 /// One prepared dispatch.
 pub struct Op {
-    pub kernel: Kernel,
+    pub pipe: Pipe,
     pub bg: wgpu::BindGroup,
     pub groups: [u32; 3],
-    /// Probe sampling: skipped at steps where no probe is due.
-    pub probe: bool,
+    /// Output streams' `every`: the dispatch is skipped at steps where none is due
+    /// (empty: it always runs).
+    pub due: Vec<usize>,
     /// Name in profiles (`profile_steps`).
-    pub label: &'static str,
+    pub label: String,
+}
+
+impl Op {
+    /// Whether it runs after step `n`.
+    pub fn runs_at(&self, n: usize) -> bool {
+        self.due.is_empty() || self.due.iter().any(|&e| fdtd_core::pass::due(e, n))
+    }
 }
 
 /// Buffers of one piece (held so they live as long as the backend).
@@ -45,9 +62,12 @@ pub struct Built {
     pub steps: wgpu::Buffer,
     pub step_bg: wgpu::BindGroup,
     pub step_stride: u64,
-    /// Probe slots on the device and two readback copies (two submissions in flight).
+    /// Output streams of every pass on the device (`MAX_STEPS` slots each, in schedule
+    /// order) and two readback copies (two submissions in flight).
     pub probe_out: wgpu::Buffer,
     pub probe_maps: [wgpu::Buffer; 2],
+    /// The kernels of the schedule's extension passes, by pass index.
+    pub passes: Vec<PassKernel>,
     /// Readback: gather parameters, packed box, mappable copy; bind groups per piece
     /// and component.
     pub gather_params: wgpu::Buffer,
@@ -57,38 +77,19 @@ pub struct Built {
     /// Buffers that only need to stay alive.
     #[allow(dead_code)]
     pub keep: Vec<wgpu::Buffer>,
-    /// Every CPML ψ buffer and where it sits in the CPU layout (save/load state).
-    pub psi: Vec<PsiBuf>,
+    /// Where every state array other than the fields lives on the device (save/load).
+    pub state: Vec<StateBuf>,
 }
 
-/// One piece's part of one CPML ψ array: floats `offset .. offset + len` of the
-/// layer's array `slot` in the CPU backend's layout (`SolverState::psi`), held at
-/// floats `at .. at + len` of `buffer`.
-pub struct PsiBuf {
-    pub layer: usize,
-    pub slot: usize,
+/// A run of one state array on the device: values `offset .. offset + len` of array
+/// `array` of the model's state table (C order), held at floats `at .. at + len` of
+/// `buffer`.
+pub struct StateBuf {
+    pub array: usize,
     pub buffer: wgpu::Buffer,
     pub at: usize,
     pub offset: usize,
     pub len: usize,
-}
-
-/// Index range along axis `u` of E component `ec`'s samples that the CPML updates
-/// (off PEC walls and periodic high planes): a copy of `backend/cpu/cpml.rs::e_range`.
-fn e_range(m: &Model, ec: usize, u: usize) -> (usize, usize) {
-    let n = m.grid.n[u];
-    if u == ec {
-        return (0, n);
-    }
-    let lo = match m.faces[2 * u] {
-        FaceKind::Pec | FaceKind::Cpml => 1,
-        _ => 0,
-    };
-    let hi = match m.faces[2 * u + 1] {
-        FaceKind::Pmc => n + 1,
-        _ => n,
-    };
-    (lo, hi)
 }
 
 /// Workgroups for `count` threads of a linear kernel with `wg` threads per group, as a
@@ -114,7 +115,7 @@ struct Builder<'a> {
     shapes: Shapes,
     max_dim: u32,
     keep: Vec<wgpu::Buffer>,
-    psi: Vec<PsiBuf>,
+    state: Vec<StateBuf>,
 }
 
 impl Builder<'_> {
@@ -190,11 +191,11 @@ impl Builder<'_> {
         let bg = self.bind(k, &entries);
         self.keep.push(pb);
         Op {
-            kernel: k,
+            pipe: Pipe::Fixed(k),
             bg,
             groups,
-            probe: false,
-            label: "",
+            due: Vec::new(),
+            label: k.entry().to_string(),
         }
     }
 
@@ -252,7 +253,7 @@ pub fn build(
         shapes,
         max_dim,
         keep: Vec::new(),
-        psi: Vec::new(),
+        state: Vec::new(),
     };
     let g = &model.grid;
     let [nx, ny, nz] = g.n;
@@ -281,8 +282,8 @@ pub fn build(
     let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
     let tab_e = b.storage_init("coefs.e + CPML E profiles", bytemuck::cast_slice(&tab_e));
     let tab_h = b.storage_init("coefs.h + CPML H profiles", bytemuck::cast_slice(&tab_h));
-    // Box of E samples the CPML corrects, per component (`cpml.rs::e_range`).
-    let e_box: [[(usize, usize); 3]; 3] = std::array::from_fn(|c| std::array::from_fn(|u| e_range(model, c, u)));
+    // Box of E samples the CPML corrects, per component (the schedule's).
+    let e_box = model.schedule.e_box;
 
     // Per-piece arrays.
     let mut fields = Vec::with_capacity(np);
@@ -348,9 +349,10 @@ pub fn build(
                     continue;
                 }
                 for (t, buf) in bufs.iter().enumerate() {
-                    b.psi.push(PsiBuf {
-                        layer: s.layer,
-                        slot: t + if electric { 0 } else { 2 },
+                    // The schedule lists 4 CPML passes per layer, in slot order.
+                    let slot = t + if electric { 0 } else { 2 };
+                    b.state.push(StateBuf {
+                        array: model.schedule.cpml[4 * s.layer + slot].state,
                         buffer: buf.clone(),
                         at: s.at,
                         offset: s.offset,
@@ -439,11 +441,11 @@ pub fn build(
             ],
         );
         Op {
-            kernel,
+            pipe: Pipe::Fixed(kernel),
             bg,
             groups: bulk_groups(p),
-            probe: false,
-            label: "",
+            due: Vec::new(),
+            label: kernel.entry().to_string(),
         }
     };
 
@@ -451,7 +453,18 @@ pub fn build(
     for p in 0..np {
         ops.push(bulk_op(&b, p, 1));
     }
-    source_ops(&mut b, model, layout, &fields, &values, false, &mut ops);
+    let passes = pass_kernels(device, kernels, shapes, model);
+    pass_ops(
+        &mut b,
+        model,
+        layout,
+        &fields,
+        &values,
+        &probe_out,
+        &passes,
+        Hook::AfterH,
+        &mut ops,
+    );
     // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
     for p in 0..np.saturating_sub(1) {
         let last = layout.pieces[p].planes * sx;
@@ -474,9 +487,20 @@ pub fn build(
     for p in 0..np {
         ops.push(bulk_op(&b, p, 0));
     }
-    source_ops(&mut b, model, layout, &fields, &values, true, &mut ops);
-    // Periodic copies, in the CPU's axis order.
-    if model.faces[0] == FaceKind::Periodic {
+    pass_ops(
+        &mut b,
+        model,
+        layout,
+        &fields,
+        &values,
+        &probe_out,
+        &passes,
+        Hook::AfterE,
+        &mut ops,
+    );
+    // The schedule's periodic copies, in its axis order.
+    let copies: Vec<usize> = model.schedule.copies.iter().map(|c| c.axis).collect();
+    if copies.contains(&0) {
         let last = np - 1;
         for c in [1, 2] {
             ops.push(b.copy_op(
@@ -488,10 +512,7 @@ pub fn build(
             ));
         }
     }
-    for axis in [1usize, 2] {
-        if model.faces[2 * axis] != FaceKind::Periodic {
-            continue;
-        }
+    for axis in copies.into_iter().filter(|&a| a > 0) {
         for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(&fields) {
             let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
             let words = vec![u(axis), u(ny), u(nz), u(sx), u(sy), u(count), 0, 0];
@@ -506,51 +527,18 @@ pub fn build(
         }
     }
 
-    // ---- probes -----------------------------------------------------------------
-    let mut q = 0usize;
-    let mut tables: Vec<Vec<[u32; 4]>> = vec![Vec::new(); np];
-    for pr in &model.probes {
-        for s in &pr.samples {
-            let [i, j, k] = s.index;
-            let p = layout.owner(i);
-            tables[p].push([
-                u(s.component.index()),
-                u(layout.local(p, i, j, k)),
-                u(pr.every),
-                u(q * MAX_STEPS),
-            ]);
-            q += 1;
-        }
-    }
-    for (p, t) in tables.iter().enumerate() {
-        if t.is_empty() {
-            continue;
-        }
-        let tb = b.storage_init("probe table", bytemuck::cast_slice(t));
-        let [ex, ey, ez, hx, hy, hz] = &fields[p];
-        let bg = b.bind(
-            Kernel::Probes,
-            &[
-                (8, &tb),
-                (9, &probe_out),
-                (10, ex),
-                (11, ey),
-                (12, ez),
-                (13, hx),
-                (14, hy),
-                (15, hz),
-            ],
-        );
-        let (groups, _) = linear(t.len(), shapes.linear, max_dim);
-        ops.push(Op {
-            kernel: Kernel::Probes,
-            bg,
-            groups: [groups[0].max(1), 1, 1],
-            probe: true,
-            label: "",
-        });
-        b.keep.push(tb);
-    }
+    // ---- end of step -------------------------------------------------------------
+    pass_ops(
+        &mut b,
+        model,
+        layout,
+        &fields,
+        &values,
+        &probe_out,
+        &passes,
+        Hook::EndOfStep,
+        &mut ops,
+    );
     let _ = ns;
 
     // ---- readback ---------------------------------------------------------------
@@ -602,7 +590,8 @@ pub fn build(
         map,
         gather_bgs,
         keep,
-        psi: std::mem::take(&mut b.psi),
+        state: std::mem::take(&mut b.state),
+        passes,
     }
 }
 
@@ -669,8 +658,7 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
     (segs, words)
 }
 
-/// Face-plane jobs for PMC and periodic faces, mirroring the loops of
-/// `backend/cpu/boundary.rs::update_e_faces`.
+/// The schedule's face planes (PMC and periodic), one op per plane and piece.
 fn face_ops(
     b: &mut Builder,
     model: &Model,
@@ -680,152 +668,193 @@ fn face_ops(
     coef_e: &wgpu::Buffer,
     ops: &mut Vec<Op>,
 ) {
-    if !model
-        .faces
-        .iter()
-        .any(|k| matches!(k, FaceKind::Pmc | FaceKind::Periodic))
-    {
-        return;
-    }
     let n = model.grid.n;
     let inv = model.grid.inv_d();
     let code = |f: usize| model.faces[f].code();
-    for a in 0..3 {
-        let (bx, cx) = ((a + 1) % 3, (a + 2) % 3);
-        for (t, uu) in [(bx, cx), (cx, bx)] {
-            for (plane, high) in [(0, false), (n[t], true)] {
-                match model.faces[2 * t + high as usize] {
-                    FaceKind::Pec | FaceKind::Cpml => continue,
-                    FaceKind::Periodic if high => continue,
-                    _ => {}
+    for fp in &model.schedule.faces {
+        let (a, t, uu, plane) = (fp.comp, fp.normal, fp.along, fp.plane);
+        for (p, piece) in layout.pieces.iter().enumerate() {
+            let clip = |axis: usize, r: (usize, usize)| {
+                if axis == 0 {
+                    (r.0.max(piece.i0), r.1.min(piece.end()))
+                } else {
+                    r
                 }
-                let skip_u = t == cx;
-                let ra = (0, n[a]);
-                let ru = if skip_u { (1, n[uu]) } else { (0, n[uu] + 1) };
-                for (p, piece) in layout.pieces.iter().enumerate() {
-                    let clip = |axis: usize, r: (usize, usize)| {
-                        if axis == 0 {
-                            (r.0.max(piece.i0), r.1.min(piece.end()))
-                        } else {
-                            r
-                        }
-                    };
-                    if t == 0 && !(piece.i0..piece.end()).contains(&plane) {
-                        continue;
-                    }
-                    let (ra, ru) = (clip(a, ra), clip(uu, ru));
-                    if ra.1 <= ra.0 || ru.1 <= ru.0 {
-                        continue;
-                    }
-                    let wa = ra.1 - ra.0;
-                    let count = wa * (ru.1 - ru.0);
-                    let words = vec![
-                        u(n[0]),
-                        u(n[1]),
-                        u(n[2]),
-                        0,
-                        code(0),
-                        code(1),
-                        code(2),
-                        code(3),
-                        code(4),
-                        code(5),
-                        0,
-                        0,
-                        f(inv[0]),
-                        f(inv[1]),
-                        f(inv[2]),
-                        0,
-                        u(a),
-                        u(t),
-                        u(uu),
-                        u(plane),
-                        u(ra.0),
-                        u(wa),
-                        u(ru.0),
-                        u(count),
-                        u(piece.i0),
-                        u(layout.sx),
-                        u(layout.sy),
-                        0,
-                    ];
-                    let [ex, ey, ez, hx, hy, hz] = &fields[p];
-                    let [mx, my, mz, ..] = &mats[p];
-                    let op = b.linear_op(
-                        Kernel::Faces,
-                        count,
-                        words,
-                        27,
-                        &[
-                            (1, ex),
-                            (2, ey),
-                            (3, ez),
-                            (4, hx),
-                            (5, hy),
-                            (6, hz),
-                            (7, mx),
-                            (8, my),
-                            (9, mz),
-                            (10, coef_e),
-                        ],
-                        0,
-                    );
-                    ops.push(op);
-                }
+            };
+            if t == 0 && !(piece.i0..piece.end()).contains(&plane) {
+                continue;
             }
+            let (ra, ru) = (clip(a, fp.range[a]), clip(uu, fp.range[uu]));
+            if ra.1 <= ra.0 || ru.1 <= ru.0 {
+                continue;
+            }
+            let wa = ra.1 - ra.0;
+            let count = wa * (ru.1 - ru.0);
+            let words = vec![
+                u(n[0]),
+                u(n[1]),
+                u(n[2]),
+                0,
+                code(0),
+                code(1),
+                code(2),
+                code(3),
+                code(4),
+                code(5),
+                0,
+                0,
+                f(inv[0]),
+                f(inv[1]),
+                f(inv[2]),
+                0,
+                u(a),
+                u(t),
+                u(uu),
+                u(plane),
+                u(ra.0),
+                u(wa),
+                u(ru.0),
+                u(count),
+                u(piece.i0),
+                u(layout.sx),
+                u(layout.sy),
+                0,
+            ];
+            let [ex, ey, ez, hx, hy, hz] = &fields[p];
+            let [mx, my, mz, ..] = &mats[p];
+            let op = b.linear_op(
+                Kernel::Faces,
+                count,
+                words,
+                27,
+                &[
+                    (1, ex),
+                    (2, ey),
+                    (3, ez),
+                    (4, hx),
+                    (5, hy),
+                    (6, hz),
+                    (7, mx),
+                    (8, my),
+                    (9, mz),
+                    (10, coef_e),
+                ],
+                0,
+            );
+            ops.push(op);
         }
     }
 }
 
-/// Source lists of one phase, one op per piece that has sources of that phase.
-fn source_ops(
+/// Compile the kernel of every extension pass of the schedule.
+fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model: &Model) -> Vec<PassKernel> {
+    model
+        .schedule
+        .passes
+        .iter()
+        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), !sp.pass.outputs().is_empty(), shapes))
+        .collect()
+}
+
+/// The dispatches of the extension passes at `hook`: per pass, one op per piece that
+/// holds records, with the point-pass ABI's bindings (`fdtd_core::pass`).
+#[allow(clippy::too_many_arguments)]
+fn pass_ops(
     b: &mut Builder,
     model: &Model,
     layout: &Layout,
     fields: &[[wgpu::Buffer; 6]],
     values: &wgpu::Buffer,
-    electric: bool,
+    out: &wgpu::Buffer,
+    kernels: &[PassKernel],
+    hook: Hook,
     ops: &mut Vec<Op>,
 ) {
-    let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
-    for (si, s) in model.sources.iter().enumerate() {
-        if s.component.is_electric() != electric {
+    // Output streams of the passes before pass k (their slots come first in `out`).
+    let mut streams = 0usize;
+    for (k, sp) in model.schedule.passes.iter().enumerate() {
+        let outputs = sp.pass.outputs();
+        let first_stream = streams;
+        streams += outputs.len();
+        if sp.pass.hook() != hook {
             continue;
         }
-        let [i, j, k] = s.index;
-        let p = layout.owner(i);
-        let kind = match s.kind {
-            SourceKind::Current => 0,
-            SourceKind::Hard => 1,
-        };
-        lists[p].push([u(s.component.index()), u(layout.local(p, i, j, k)), kind, u(si)]);
-    }
-    for (p, list) in lists.iter().enumerate() {
-        if list.is_empty() {
-            continue;
+        let dp = sp.pass.device();
+        let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
+        for r in &dp.records {
+            let [i, j, kk] = r.at;
+            let p = layout.owner(i);
+            let mut w = r.words;
+            w[1] = u(layout.local(p, i, j, kk));
+            lists[p].push(w);
         }
-        let lb = b.storage_init("source list", bytemuck::cast_slice(list));
-        let [ex, ey, ez, hx, hy, hz] = &fields[p];
-        let bg = b.bind(
-            Kernel::Sources,
-            &[
-                (0, ex),
-                (1, ey),
-                (2, ez),
-                (3, hx),
-                (4, hy),
-                (5, hz),
-                (6, &lb),
-                (7, values),
-            ],
-        );
-        ops.push(Op {
-            kernel: Kernel::Sources,
-            bg,
-            groups: [1, 1, 1],
-            probe: false,
-            label: "",
-        });
-        b.keep.push(lb);
+        // The pass's state arrays, concatenated in one buffer (a word when it has none).
+        let state_len: usize = sp.state.iter().map(|&a| model.schedule.state[a].len()).sum();
+        let state = b.field(&format!("{} state", sp.pass.name()), state_len);
+        let mut at = 0;
+        for &a in &sp.state {
+            let len = model.schedule.state[a].len();
+            b.state.push(StateBuf {
+                array: a,
+                buffer: state.clone(),
+                at,
+                offset: 0,
+                len,
+            });
+            at += len;
+        }
+        let kernel = &kernels[k];
+        let mut everys: Vec<usize> = outputs.iter().map(|s| s.every).collect();
+        everys.sort_unstable();
+        everys.dedup();
+        for (p, list) in lists.iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            let lb = b.storage_init(&format!("{} records", sp.pass.name()), bytemuck::cast_slice(list));
+            let [ex, ey, ez, hx, hy, hz] = &fields[p];
+            let out_at = (4 * first_stream * MAX_STEPS) as u64;
+            let out_len = (4 * outputs.len().max(1) * MAX_STEPS) as u64;
+            let out_binding = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: out,
+                offset: if outputs.is_empty() { 0 } else { out_at },
+                size: std::num::NonZeroU64::new(if outputs.is_empty() { out.size() } else { out_len }),
+            });
+            let mut entries: Vec<wgpu::BindGroupEntry> = [ex, ey, ez, hx, hy, hz, &lb, values]
+                .iter()
+                .enumerate()
+                .map(|(i, buf)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: buf.as_entire_binding(),
+                })
+                .collect();
+            entries.push(wgpu::BindGroupEntry {
+                binding: 8,
+                resource: out_binding,
+            });
+            entries.push(wgpu::BindGroupEntry {
+                binding: 9,
+                resource: state.as_entire_binding(),
+            });
+            let bg = b.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(sp.pass.name()),
+                layout: &kernel.layout,
+                entries: &entries,
+            });
+            let groups = if kernel.wg == 1 {
+                [1, 1, 1]
+            } else {
+                [u(list.len().div_ceil(kernel.wg as usize)), 1, 1]
+            };
+            ops.push(Op {
+                pipe: Pipe::Pass(k),
+                bg,
+                groups,
+                due: everys.clone(),
+                label: sp.pass.name().to_string(),
+            });
+            b.keep.push(lb);
+        }
+        b.keep.push(state);
     }
 }

@@ -1,6 +1,8 @@
 //! The WGSL kernels (`shaders/*.wgsl`, compiled into the binary), their bind group
 //! layouts and pipelines.
+use crate::layout::MAX_STEPS;
 use fdtd_core::backend::BackendError;
+use fdtd_core::pass::DevicePass;
 
 /// Every shader file, by name, as compiled into the binary.
 pub const SHADERS: &[(&str, &str)] = &[
@@ -8,10 +10,6 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("update_e.wgsl", include_str!("../../../shaders/update_e.wgsl")),
     ("boundary.wgsl", include_str!("../../../shaders/boundary.wgsl")),
     ("copy.wgsl", include_str!("../../../shaders/copy.wgsl")),
-    (
-        "sources_probes.wgsl",
-        include_str!("../../../shaders/sources_probes.wgsl"),
-    ),
 ];
 
 /// One compute entry point.
@@ -24,8 +22,6 @@ pub enum Kernel {
     CopyBetween,
     CopyWithin,
     Gather,
-    Sources,
-    Probes,
 }
 
 /// How a binding is used.
@@ -39,7 +35,7 @@ enum Ty {
 use Ty::{Ro, Rw, Uniform};
 
 impl Kernel {
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::UpdateH,
         Kernel::UpdateE,
         Kernel::Faces,
@@ -47,8 +43,6 @@ impl Kernel {
         Kernel::CopyBetween,
         Kernel::CopyWithin,
         Kernel::Gather,
-        Kernel::Sources,
-        Kernel::Probes,
     ];
 
     fn shader(self) -> &'static str {
@@ -57,7 +51,6 @@ impl Kernel {
             Kernel::UpdateE => "update_e.wgsl",
             Kernel::Faces | Kernel::PeriodicYz => "boundary.wgsl",
             Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => "copy.wgsl",
-            Kernel::Sources | Kernel::Probes => "sources_probes.wgsl",
         }
     }
 
@@ -70,8 +63,6 @@ impl Kernel {
             Kernel::CopyBetween => "copy_between",
             Kernel::CopyWithin => "copy_within",
             Kernel::Gather => "gather",
-            Kernel::Sources => "apply_sources",
-            Kernel::Probes => "sample_probes",
         }
     }
 
@@ -126,24 +117,51 @@ impl Kernel {
             Kernel::PeriodicYz => &[(1, Rw), (2, Rw), (3, Rw), (11, Uniform)],
             Kernel::CopyBetween | Kernel::Gather => &[(0, Uniform), (1, Ro), (2, Rw)],
             Kernel::CopyWithin => &[(0, Uniform), (3, Rw)],
-            Kernel::Sources => &[(0, Rw), (1, Rw), (2, Rw), (3, Rw), (4, Rw), (5, Rw), (6, Ro), (7, Ro)],
-            Kernel::Probes => &[
-                (8, Ro),
-                (9, Rw),
-                (10, Ro),
-                (11, Ro),
-                (12, Ro),
-                (13, Ro),
-                (14, Ro),
-                (15, Ro),
-            ],
         }
     }
+}
 
-    /// Whether the kernel reads the per-step record (group 1, dynamic offset).
-    pub fn uses_step(self) -> bool {
-        matches!(self, Kernel::Sources | Kernel::Probes)
-    }
+/// Group 0 of the point-pass ABI (`fdtd_core::pass`): the six fields, the records, the
+/// source values, the output streams and the pass's state; group 1 is the step record.
+const POINT_PASS: [(u32, Ty); 10] = [
+    (0, Rw),
+    (1, Rw),
+    (2, Rw),
+    (3, Rw),
+    (4, Rw),
+    (5, Rw),
+    (6, Ro),
+    (7, Ro),
+    (8, Rw),
+    (9, Rw),
+];
+
+fn layout_entries(bindings: &[(u32, Ty)]) -> Vec<wgpu::BindGroupLayoutEntry> {
+    bindings
+        .iter()
+        .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match ty {
+                    Uniform => wgpu::BufferBindingType::Uniform,
+                    Ro => wgpu::BufferBindingType::Storage { read_only: true },
+                    Rw => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect()
+}
+
+/// The compiled kernel of one extension pass (point-pass ABI).
+pub struct PassKernel {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+    /// Threads per workgroup (1 for a serial pass).
+    pub wg: u32,
 }
 
 /// Workgroup shapes (WGSL `override` constants).
@@ -229,6 +247,7 @@ pub struct Kernels {
     pub layouts: Vec<wgpu::BindGroupLayout>,
     /// Group 1 of the step-reading kernels: one uniform with a dynamic offset.
     pub step_layout: wgpu::BindGroupLayout,
+    unchecked: bool,
 }
 
 impl Kernels {
@@ -268,33 +287,11 @@ impl Kernels {
         let mut pipelines = Vec::new();
         let mut layouts = Vec::new();
         for k in Kernel::ALL {
-            let entries: Vec<wgpu::BindGroupLayoutEntry> = k
-                .bindings()
-                .iter()
-                .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
-                    binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: match ty {
-                            Uniform => wgpu::BufferBindingType::Uniform,
-                            Ro => wgpu::BufferBindingType::Storage { read_only: true },
-                            Rw => wgpu::BufferBindingType::Storage { read_only: false },
-                        },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                })
-                .collect();
             let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some(k.entry()),
-                entries: &entries,
+                entries: &layout_entries(k.bindings()),
             });
-            let groups: Vec<Option<&wgpu::BindGroupLayout>> = if k.uses_step() {
-                vec![Some(&bgl), Some(&step_layout)]
-            } else {
-                vec![Some(&bgl)]
-            };
+            let groups: Vec<Option<&wgpu::BindGroupLayout>> = vec![Some(&bgl)];
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(k.entry()),
                 bind_group_layouts: &groups,
@@ -306,7 +303,6 @@ impl Kernels {
                     vec![("WG_X", shapes.bulk[0] as f64), ("WG_Y", shapes.bulk[1] as f64)]
                 }
                 Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => vec![("WG", 256.0)],
-                Kernel::Sources => vec![],
                 _ => vec![("WG", shapes.linear as f64)],
             };
             let p = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -327,7 +323,54 @@ impl Kernels {
             pipelines,
             layouts,
             step_layout,
+            unchecked,
         }
+    }
+
+    /// Compile the kernel of an extension pass (its WGSL with the point-pass ABI).
+    /// `outputs`: whether it writes output streams (then it declares `override SLOTS`).
+    /// A non-serial kernel declares `override WG` (threads per workgroup).
+    pub fn pass_kernel(&self, device: &wgpu::Device, dp: &DevicePass, outputs: bool, shapes: Shapes) -> PassKernel {
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(dp.file),
+            source: wgpu::ShaderSource::Wgsl(shader_source(dp.file, dp.wgsl)),
+        };
+        let module = if self.unchecked {
+            // SAFETY: as for the built-in kernels: the backend splits the records by
+            // piece and sizes every buffer the ABI binds (build.rs).
+            unsafe { device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+        } else {
+            device.create_shader_module(desc)
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(dp.entry),
+            entries: &layout_entries(&POINT_PASS),
+        });
+        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(dp.entry),
+            bind_group_layouts: &[Some(&layout), Some(&self.step_layout)],
+            immediate_size: 0,
+        });
+        let wg = if dp.serial { 1 } else { shapes.linear };
+        let mut constants: Vec<(&str, f64)> = Vec::new();
+        if !dp.serial {
+            constants.push(("WG", wg as f64));
+        }
+        if outputs {
+            constants.push(("SLOTS", MAX_STEPS as f64));
+        }
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(dp.entry),
+            layout: Some(&pl),
+            module: &module,
+            entry_point: Some(dp.entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        });
+        PassKernel { pipeline, layout, wg }
     }
 
     pub fn pipeline(&self, k: Kernel) -> &wgpu::ComputePipeline {
@@ -342,7 +385,6 @@ impl Kernels {
     pub fn linear_wg(k: Kernel, shapes: Shapes) -> u32 {
         match k {
             Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => 256,
-            Kernel::Sources => 1,
             _ => shapes.linear,
         }
     }

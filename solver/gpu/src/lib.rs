@@ -25,10 +25,10 @@ pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_
 pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
 pub use layout::{auto_row_align, Layout, Piece, MAX_STEPS};
 
-use build::Built;
+use build::{Built, Pipe};
 use fdtd_core::backend::{
-    empty_probe_buffers, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, ProbeBuffers,
-    SolverState, Target,
+    empty_outputs, probe_buffers, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine,
+    ProbeBuffers, SolverState, Target,
 };
 use fdtd_core::model::Model;
 use fdtd_core::plan::{human_bytes, Plan};
@@ -187,7 +187,8 @@ pub struct GpuBackend {
     queue: wgpu::Queue,
     kernels: Kernels,
     built: Built,
-    probes: ProbeBuffers,
+    /// Output streams of every extension pass, in schedule order (probe samples).
+    outputs: Vec<Vec<Vec<f32>>>,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
     /// Errors no error scope caught: (is out-of-memory, message).
@@ -313,7 +314,7 @@ impl GpuBackend {
         }
         let max_dim = device.limits().max_compute_workgroups_per_dimension;
         let b = GpuBackend {
-            probes: empty_probe_buffers(&model),
+            outputs: empty_outputs(&model),
             model,
             info,
             layout,
@@ -484,8 +485,7 @@ impl GpuBackend {
         }
         self.queue.write_buffer(&b.steps, 0, &rec);
 
-        let due = |n: usize| self.model.probes.iter().any(|p| probe_due(p.every, n));
-        let sampled = (n0..n0 + count).any(due);
+        let sampled = (n0..n0 + count).any(|n| b.ops.iter().any(|op| !op.due.is_empty() && op.runs_at(n)));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("fdtd steps"),
         });
@@ -494,19 +494,18 @@ impl GpuBackend {
                 label: Some("fdtd steps"),
                 timestamp_writes: None,
             });
-            let mut current: Option<Kernel> = None;
+            let mut current: Option<Pipe> = None;
             for s in 0..count {
-                let probe_now = due(n0 + s);
                 for op in &b.ops {
-                    if op.probe && !probe_now {
+                    if !op.runs_at(n0 + s) {
                         continue;
                     }
-                    if current != Some(op.kernel) {
-                        pass.set_pipeline(self.kernels.pipeline(op.kernel));
-                        current = Some(op.kernel);
+                    if current != Some(op.pipe) {
+                        pass.set_pipeline(self.pipeline(op.pipe));
+                        current = Some(op.pipe);
                     }
                     pass.set_bind_group(0, &op.bg, &[]);
-                    if op.kernel.uses_step() {
+                    if let Pipe::Pass(_) = op.pipe {
                         pass.set_bind_group(1, &b.step_bg, &[(s * stride) as u32]);
                     }
                     pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -551,12 +550,13 @@ impl GpuBackend {
         self.steps_per_submit = ((TARGET_SUBMISSION_S / self.seconds_per_step.max(1e-9)) as usize).clamp(1, MAX_STEPS);
         if let Some(slot) = f.map {
             let data = self.map_read(&self.built.probe_maps[slot], self.layout.probe_bytes(), Some(f.index))?;
+            // Stream q of the passes, in schedule order, at slots q·MAX_STEPS...
             let mut q = 0;
-            for (pi, p) in self.model.probes.iter().enumerate() {
-                let d = (f.n0 + f.count) / p.every - f.n0 / p.every;
-                for slot in 0..p.samples.len() {
+            for (k, sp) in self.model.schedule.passes.iter().enumerate() {
+                for (st, stream) in sp.pass.outputs().iter().enumerate() {
+                    let d = (f.n0 + f.count) / stream.every - f.n0 / stream.every;
                     let base = q * MAX_STEPS;
-                    self.probes[pi][slot].extend_from_slice(&data[base..base + d]);
+                    self.outputs[k][st].extend_from_slice(&data[base..base + d]);
                     q += 1;
                 }
             }
@@ -582,7 +582,7 @@ impl GpuBackend {
         n0: usize,
         count: usize,
         sources: &[f32],
-    ) -> Result<Vec<(&'static str, f64, usize)>, BackendError> {
+    ) -> Result<Vec<(String, f64, usize)>, BackendError> {
         if !self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             return Err(BackendError::Gpu(format!(
                 "{} has no timestamp queries",
@@ -615,7 +615,7 @@ impl GpuBackend {
             mapped_at_creation: false,
         });
         let period = self.queue.get_timestamp_period() as f64 * 1e-9;
-        let mut total: Vec<(&'static str, f64, usize)> = Vec::new();
+        let mut total: Vec<(String, f64, usize)> = Vec::new();
         for s in 0..count {
             let n = n0 + s;
             let b = &self.built;
@@ -625,26 +625,26 @@ impl GpuBackend {
             }
             let words = [0u32, n as u32, n as u32, ns as u32];
             self.queue.write_buffer(&b.steps, 0, bytemuck::cast_slice(&words));
-            let due = self.model.probes.iter().any(|p| probe_due(p.every, n));
+            let due = b.ops.iter().any(|op| !op.due.is_empty() && op.runs_at(n));
             let mut enc = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
             let mut timed = Vec::new();
             for (o, op) in b.ops.iter().enumerate() {
-                if op.probe && !due {
+                if !op.runs_at(n) {
                     continue;
                 }
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(op.kernel.entry()),
+                    label: Some(&op.label),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
                         query_set: &qs,
                         beginning_of_pass_write_index: Some(2 * o as u32),
                         end_of_pass_write_index: Some(2 * o as u32 + 1),
                     }),
                 });
-                pass.set_pipeline(self.kernels.pipeline(op.kernel));
+                pass.set_pipeline(self.pipeline(op.pipe));
                 pass.set_bind_group(0, &op.bg, &[]);
-                if op.kernel.uses_step() {
+                if let Pipe::Pass(_) = op.pipe {
                     pass.set_bind_group(1, &b.step_bg, &[0]);
                 }
                 pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -671,27 +671,23 @@ impl GpuBackend {
             map.unmap();
             for o in timed {
                 let op = &b.ops[o];
-                let name = if op.label.is_empty() {
-                    op.kernel.entry()
-                } else {
-                    op.label
-                };
+                let name = &op.label;
                 let dt = ticks[2 * o + 1].saturating_sub(ticks[2 * o]) as f64 * period;
-                match total.iter_mut().find(|t| t.0 == name) {
+                match total.iter_mut().find(|t| t.0 == *name) {
                     Some(t) => {
                         t.1 += dt;
                         t.2 += 1;
                     }
-                    None => total.push((name, dt, 1)),
+                    None => total.push((name.clone(), dt, 1)),
                 }
             }
             if due {
                 let data = self.map_read(&self.built.probe_maps[0], self.layout.probe_bytes(), None)?;
                 let mut q = 0;
-                for (pi, p) in self.model.probes.iter().enumerate() {
-                    let d = usize::from(probe_due(p.every, n));
-                    for slot in 0..p.samples.len() {
-                        self.probes[pi][slot].extend_from_slice(&data[q * MAX_STEPS..q * MAX_STEPS + d]);
+                for (k, sp) in self.model.schedule.passes.iter().enumerate() {
+                    for (st, stream) in sp.pass.outputs().iter().enumerate() {
+                        let d = usize::from(probe_due(stream.every, n));
+                        self.outputs[k][st].extend_from_slice(&data[q * MAX_STEPS..q * MAX_STEPS + d]);
                         q += 1;
                     }
                 }
@@ -703,6 +699,13 @@ impl GpuBackend {
         }
         total.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(total)
+    }
+
+    fn pipeline(&self, p: Pipe) -> &wgpu::ComputePipeline {
+        match p {
+            Pipe::Fixed(k) => self.kernels.pipeline(k),
+            Pipe::Pass(k) => &self.built.passes[k].pipeline,
+        }
     }
 
     /// Floats `offset .. offset + len` of a COPY_SRC buffer, through the readback staging.
@@ -838,7 +841,8 @@ impl Backend for GpuBackend {
 
     fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
         self.flush()?;
-        Ok(std::mem::replace(&mut self.probes, empty_probe_buffers(&self.model)))
+        let outputs = std::mem::replace(&mut self.outputs, empty_outputs(&self.model));
+        Ok(probe_buffers(&self.model, outputs))
     }
 
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
@@ -892,25 +896,15 @@ impl Backend for GpuBackend {
 
     fn save_state(&mut self) -> Result<SolverState, BackendError> {
         self.flush()?;
-        let fields = [0, 1, 2, 3, 4, 5].map(|c| self.read_field(Component::ALL[c]));
-        let mut out = SolverState {
-            fields: Default::default(),
-            psi: Vec::new(),
-        };
-        for (c, f) in fields.into_iter().enumerate() {
-            out.fields[c] = f?;
+        // The model's state table: fields through the gather kernel, every other array
+        // from its runs on the device; values no pass updates stay zero, as on the CPU.
+        let mut out = SolverState::zeros(&self.model);
+        for c in Component::ALL {
+            out.arrays[c.index()].data = self.read_field(c)?;
         }
-        // ψ arrays in the CPU layout; samples no pass updates stay zero, as on the CPU.
-        let g = &self.model.grid;
-        out.psi = self
-            .model
-            .cpml
-            .iter()
-            .map(|l| std::array::from_fn(|slot| vec![0f32; l.psi_dims(g, slot < 2).iter().product()]))
-            .collect();
-        for pb in &self.built.psi {
-            let data = self.read_buffer(&pb.buffer, pb.at, pb.len)?;
-            out.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len].copy_from_slice(&data);
+        for sb in &self.built.state {
+            let data = self.read_buffer(&sb.buffer, sb.at, sb.len)?;
+            out.arrays[sb.array].data[sb.offset..sb.offset + sb.len].copy_from_slice(&data);
         }
         Ok(out)
     }
@@ -938,7 +932,7 @@ impl Backend for GpuBackend {
                     plane.fill(0.0);
                     if let Some(i) = gi {
                         for j in 0..=ny {
-                            let src = &state.fields[c][i * gsx + j * (nz + 1)..][..nz + 1];
+                            let src = &state.arrays[c].data[i * gsx + j * (nz + 1)..][..nz + 1];
                             plane[j * sy..j * sy + nz + 1].copy_from_slice(src);
                         }
                     }
@@ -946,9 +940,9 @@ impl Backend for GpuBackend {
                 }
             }
         }
-        for pb in &self.built.psi {
-            let data = &state.psi[pb.layer][pb.slot][pb.offset..pb.offset + pb.len];
-            self.write_staged(&pb.buffer, pb.at, data, &mut pending)?;
+        for sb in &self.built.state {
+            let data = &state.arrays[sb.array].data[sb.offset..sb.offset + sb.len];
+            self.write_staged(&sb.buffer, sb.at, data, &mut pending)?;
         }
         self.queue.submit([]);
         self.wait()

@@ -13,6 +13,7 @@ pub use materials::{CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
 use crate::scene::{Boundary, Scene};
+use crate::schedule::Schedule;
 use thiserror::Error;
 
 /// Boundary kind of one face, as the kernels see it. CPML faces are PEC-backed;
@@ -55,6 +56,8 @@ pub struct Model {
     pub snapshots: Vec<SnapshotRegion>,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
+    /// What one step does, with every range (built last, from everything above).
+    pub schedule: Schedule,
 }
 
 #[derive(Debug, Error)]
@@ -116,7 +119,7 @@ impl Model {
         let probes = points::probes(scene, &grid)?;
         let snapshots = points::snapshots(scene, &grid);
         let resolution = materials::resolution(scene, &grid);
-        Ok(Model {
+        let mut model = Model {
             grid,
             faces,
             coefs,
@@ -127,7 +130,10 @@ impl Model {
             probes,
             snapshots,
             resolution,
-        })
+            schedule: Schedule::default(),
+        };
+        model.schedule = Schedule::build(&model, crate::passes::standard(&model));
+        Ok(model)
     }
 
     /// Source values for steps `n0 .. n0 + count`, laid out `[step][source]`,

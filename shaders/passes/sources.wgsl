@@ -1,0 +1,57 @@
+// Point sources (`solver/core/src/passes/sources.rs`), with the point-pass ABI of
+// `solver/core/src/pass.rs`. Records: (component 0..5, local index, 1 = hard / 0 =
+// soft, model source index). `values` holds the host-evaluated source values of the
+// submission, [step][model source] (Model::source_values).
+
+struct Step {
+    // Step within this submission, global step n, first step of the submission,
+    // number of model sources (row length of `values`).
+    s: u32,
+    n: u32,
+    n0: u32,
+    ns: u32,
+}
+
+@group(1) @binding(0) var<uniform> step: Step;
+
+@group(0) @binding(0) var<storage, read_write> ex: array<f32>;
+@group(0) @binding(1) var<storage, read_write> ey: array<f32>;
+@group(0) @binding(2) var<storage, read_write> ez: array<f32>;
+@group(0) @binding(3) var<storage, read_write> hx: array<f32>;
+@group(0) @binding(4) var<storage, read_write> hy: array<f32>;
+@group(0) @binding(5) var<storage, read_write> hz: array<f32>;
+@group(0) @binding(6) var<storage, read> records: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read> values: array<f32>;
+
+// One thread applies every source of the list in order, like the CPU loop, so two
+// sources on one sample add up in the same order.
+@compute @workgroup_size(1, 1, 1)
+fn apply_sources() {
+    let count = arrayLength(&records);
+    for (var q = 0u; q < count; q++) {
+        let e = records[q];
+        let l = e.y;
+        let v = values[step.s * step.ns + e.w];
+        let hard = e.z == 1u;
+        switch e.x {
+            case 0u: {
+                ex[l] = select(ex[l] + v, v, hard);
+            }
+            case 1u: {
+                ey[l] = select(ey[l] + v, v, hard);
+            }
+            case 2u: {
+                ez[l] = select(ez[l] + v, v, hard);
+            }
+            case 3u: {
+                hx[l] = select(hx[l] + v, v, hard);
+            }
+            case 4u: {
+                hy[l] = select(hy[l] + v, v, hard);
+            }
+            default: {
+                hz[l] = select(hz[l] + v, v, hard);
+            }
+        }
+    }
+}

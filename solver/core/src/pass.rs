@@ -1,0 +1,132 @@
+//! Extension passes: physics added to the step without touching the bulk updates.
+//!
+//! A [`Pass`] runs at one [`Hook`] of every step, on both backends: on the CPU through
+//! [`Pass::host`], on the GPU through the WGSL kernel that [`Pass::device`] names,
+//! dispatched by the GPU backend with a fixed binding interface (the *point-pass ABI*,
+//! below). A pass may keep state arrays ([`Pass::state`]): they join the solver's
+//! state table, so checkpoints and cross-backend resume carry them with no new code.
+//! Sources ([`crate::passes::sources`]) and probes ([`crate::passes::probes`]) are
+//! passes; `docs/architecture.md` walks through adding one.
+//!
+//! # The point-pass ABI (WGSL)
+//!
+//! A point pass acts on a list of grid samples (its *records*). The GPU backend splits
+//! the records by x-slab piece, writes each record's local flat index into `.y`, and
+//! binds, for each piece:
+//!
+//! ```text
+//! @group(0) @binding(0..=5) var<storage, read_write> ex, ey, ez, hx, hy, hz: array<f32>;
+//! @group(0) @binding(6) var<storage, read> records: array<vec4<u32>>;  // .y = local index
+//! @group(0) @binding(7) var<storage, read> values: array<f32>;    // [step][model source]
+//! @group(0) @binding(8) var<storage, read_write> out: array<f32>; // output streams
+//! @group(0) @binding(9) var<storage, read_write> state: array<f32>; // the pass's arrays, concatenated
+//! @group(1) @binding(0) var<uniform> step: Step;                  // s, n, n0, ns
+//! ```
+//!
+//! A serial pass runs as one thread that walks the records in order (so two records on
+//! one sample apply in the CPU's order); otherwise one thread per record.
+use crate::schedule::Range;
+use crate::state::ArraySpec;
+use std::fmt;
+
+/// Where in a step a pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hook {
+    /// After the H update, before E reads H. On the CPU this runs per x-slab inside
+    /// the fused sweep, right after that slab's H: a pass at this hook may only touch
+    /// H samples of the slabs it is given ([`HostCtx::xs`]).
+    AfterH,
+    /// After the E update (face planes, bulk, CPML), before the periodic copies.
+    AfterE,
+    /// At the end of the step, on the final fields (probes).
+    EndOfStep,
+}
+
+/// A pass of the step (see the module doc).
+pub trait Pass: Send + Sync + fmt::Debug {
+    /// Short name, unique in a schedule; prefixes its state arrays (`<name>/<array>`).
+    fn name(&self) -> &str;
+    /// One line for `fdtd check` and the docs.
+    fn describe(&self) -> String;
+    fn hook(&self) -> Hook;
+    /// Arrays kept between steps (zero at the start; saved in checkpoints). The names
+    /// are local to the pass.
+    fn state(&self) -> Vec<ArraySpec> {
+        Vec::new()
+    }
+    /// Output streams: one value per stream each time the stream is due
+    /// (`(n + 1) % every == 0` after step n), in stream order.
+    fn outputs(&self) -> Vec<Stream> {
+        Vec::new()
+    }
+    /// The pass on host memory (the CPU backend).
+    fn host(&self, ctx: &mut HostCtx<'_>);
+    /// The pass on a GPU: its kernel and records.
+    fn device(&self) -> DevicePass;
+}
+
+/// An output stream of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// Sampled after every `every`-th step.
+    pub every: usize,
+}
+
+/// Whether a stream sampled every `every` steps is due after step `n` (0-based).
+pub fn due(every: usize, n: usize) -> bool {
+    (n + 1) % every == 0
+}
+
+/// What [`Pass::host`] sees.
+pub struct HostCtx<'a> {
+    /// The step (0-based) being taken.
+    pub step: usize,
+    /// This step's source values, one per model source (`Model::source_values`).
+    pub sources: &'a [f32],
+    /// The x-slabs this call may touch (all of them except at [`Hook::AfterH`]).
+    pub xs: Range,
+    /// The fields, as far as this call may touch them.
+    pub fields: FieldsMut<'a>,
+    /// The pass's state arrays, in [`Pass::state`] order.
+    pub state: &'a mut [&'a mut Vec<f32>],
+    /// The pass's output streams, in [`Pass::outputs`] order: push when due.
+    pub out: &'a mut [Vec<f32>],
+}
+
+/// Field samples a host pass may read and write: per component, a window of its array
+/// starting at flat index `base` (None: not available at this hook).
+pub struct FieldsMut<'a> {
+    pub windows: [Option<&'a mut [f32]>; 6],
+    pub base: usize,
+}
+
+impl FieldsMut<'_> {
+    /// Sample `flat` of component `c`. Panics when the sample is outside what this
+    /// hook gives (a pass bug, not an input error).
+    pub fn at(&mut self, c: usize, flat: usize) -> &mut f32 {
+        let w = self.windows[c]
+            .as_deref_mut()
+            .unwrap_or_else(|| panic!("component {c} is not available to this pass at its hook"));
+        &mut w[flat - self.base]
+    }
+}
+
+/// A pass's GPU side: a WGSL kernel with the point-pass ABI (see the module doc).
+#[derive(Clone, Debug)]
+pub struct DevicePass {
+    /// Kernel file name (for messages) and its WGSL source.
+    pub file: &'static str,
+    pub wgsl: &'static str,
+    pub entry: &'static str,
+    /// One thread walks the records in order (`true`), or one thread per record.
+    pub serial: bool,
+    pub records: Vec<Record>,
+}
+
+/// One record of a point pass: the grid sample it acts on and its words (`.y` is
+/// replaced by the sample's local flat index on the device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub at: [usize; 3],
+    pub words: [u32; 4],
+}

@@ -1,0 +1,24 @@
+//! The passes every model gets from its scene: point sources and probes. Each lives in
+//! its own file with its CPU code, and its WGSL kernel in `shaders/passes/`.
+pub mod probes;
+pub mod sources;
+
+use crate::model::Model;
+use crate::pass::Pass;
+use std::sync::Arc;
+
+/// The scene's passes, in the order they run within each hook: magnetic sources
+/// (after H), electric sources (after E), probes (end of step). A pass with nothing
+/// to do is left out.
+pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
+    let mut out: Vec<Arc<dyn Pass>> = Vec::new();
+    for electric in [false, true] {
+        if let Some(s) = sources::Sources::new(model, electric) {
+            out.push(Arc::new(s));
+        }
+    }
+    if let Some(p) = probes::Probes::new(model) {
+        out.push(Arc::new(p));
+    }
+    out
+}
