@@ -125,7 +125,7 @@ pub fn empty_outputs(model: &Model) -> Vec<Vec<Vec<f32>>> {
         .schedule
         .passes
         .iter()
-        .map(|p| vec![Vec::new(); p.pass.outputs().len()])
+        .map(|p| vec![Vec::new(); p.outputs.len()])
         .collect()
 }
 

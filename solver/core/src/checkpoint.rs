@@ -228,8 +228,13 @@ impl Header {
     pub fn len(&self) -> usize {
         match self.format {
             FORMAT_V1 => FIXED_HEADER + 32 * self.arrays.len().saturating_sub(6) / 4 + 4,
-            _ => FIXED_HEADER + self.arrays.iter().map(|(n, _)| 10 + n.len()).sum::<usize>() + 4,
+            _ => self.len_v2(),
         }
+    }
+
+    /// Length of this header written as format 2 (what [`Header::encode`] writes).
+    fn len_v2(&self) -> usize {
+        FIXED_HEADER + self.arrays.iter().map(|(n, _)| 10 + n.len()).sum::<usize>() + 4
     }
 
     pub fn is_empty(&self) -> bool {
@@ -252,10 +257,10 @@ impl Header {
 
     /// The header's bytes (format 2), CRC included.
     fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(self.len());
+        let len = self.len_v2();
+        let mut b = Vec::with_capacity(len);
         b.extend_from_slice(&MAGIC);
         b.extend_from_slice(&FORMAT.to_le_bytes());
-        let len = FIXED_HEADER + self.arrays.iter().map(|(n, _)| 10 + n.len()).sum::<usize>() + 4;
         b.extend_from_slice(&(len as u32).to_le_bytes());
         for v in [self.fingerprint, self.run_id, self.step, self.steps] {
             b.extend_from_slice(&v.to_le_bytes());

@@ -20,7 +20,7 @@
 //! ranges are fixed by the Yee stencil (see `fdtd-cpu`'s `update.rs`) and are not
 //! data; everything a scene can switch on or off is.
 use crate::model::{FaceKind, Model};
-use crate::pass::{Hook, Pass};
+use crate::pass::{Hook, Pass, Stream};
 use crate::state::ArraySpec;
 use crate::Component;
 use std::fmt;
@@ -132,6 +132,8 @@ pub struct ScheduledPass {
     pub pass: Arc<dyn Pass>,
     /// Indices of its [`Pass::state`] arrays in [`Schedule::state`], in its order.
     pub state: Vec<usize>,
+    /// Its [`Pass::outputs`], asked once here so backends do not rebuild them per step.
+    pub outputs: Vec<Stream>,
 }
 
 impl Schedule {
@@ -194,7 +196,12 @@ impl Schedule {
                 state.push(ArraySpec::new(format!("{}/{}", p.name(), s.name), s.dims));
                 idx.push(state.len() - 1);
             }
-            scheduled.push(ScheduledPass { pass: p, state: idx });
+            let outputs = p.outputs();
+            scheduled.push(ScheduledPass {
+                pass: p,
+                state: idx,
+                outputs,
+            });
         }
         Schedule {
             state,

@@ -138,7 +138,7 @@ fn step_one(m: &Model, arrays: &mut [Vec<f32>], outputs: &mut [Vec<Vec<f32>>], n
     let fuse = m
         .schedule
         .at(Hook::AfterH)
-        .all(|p| p.state.is_empty() && p.pass.outputs().is_empty());
+        .all(|p| p.state.is_empty() && p.outputs.is_empty());
     if fuse {
         sweep::step(m, fields, psi, src, n, sweep, None);
     } else {

@@ -752,7 +752,7 @@ fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model:
         .schedule
         .passes
         .iter()
-        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), !sp.pass.outputs().is_empty(), shapes))
+        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), !sp.outputs.is_empty(), shapes))
         .collect()
 }
 
@@ -773,7 +773,7 @@ fn pass_ops(
     // Output streams of the passes before pass k (their slots come first in `out`).
     let mut streams = 0usize;
     for (k, sp) in model.schedule.passes.iter().enumerate() {
-        let outputs = sp.pass.outputs();
+        let outputs = &sp.outputs;
         let first_stream = streams;
         streams += outputs.len();
         if sp.pass.hook() != hook {

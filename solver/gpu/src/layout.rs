@@ -134,7 +134,7 @@ impl Layout {
         let field_bytes = 4 * g.len() as u64;
         let staging = STAGING_MAX.min(cap).min(field_bytes.max(4 * sy as u64)).max(4);
         // Output streams of every extension pass (probe samples).
-        let probe_slots = model.schedule.passes.iter().map(|p| p.pass.outputs().len()).sum();
+        let probe_slots = model.schedule.passes.iter().map(|p| p.outputs.len()).sum();
         Ok(Layout {
             pieces,
             sx,

@@ -553,7 +553,7 @@ impl GpuBackend {
             // Stream q of the passes, in schedule order, at slots q·MAX_STEPS...
             let mut q = 0;
             for (k, sp) in self.model.schedule.passes.iter().enumerate() {
-                for (st, stream) in sp.pass.outputs().iter().enumerate() {
+                for (st, stream) in sp.outputs.iter().enumerate() {
                     let d = (f.n0 + f.count) / stream.every - f.n0 / stream.every;
                     let base = q * MAX_STEPS;
                     self.outputs[k][st].extend_from_slice(&data[base..base + d]);
@@ -685,7 +685,7 @@ impl GpuBackend {
                 let data = self.map_read(&self.built.probe_maps[0], self.layout.probe_bytes(), None)?;
                 let mut q = 0;
                 for (k, sp) in self.model.schedule.passes.iter().enumerate() {
-                    for (st, stream) in sp.pass.outputs().iter().enumerate() {
+                    for (st, stream) in sp.outputs.iter().enumerate() {
                         let d = usize::from(probe_due(stream.every, n));
                         self.outputs[k][st].extend_from_slice(&data[q * MAX_STEPS..q * MAX_STEPS + d]);
                         q += 1;
