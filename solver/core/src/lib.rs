@@ -15,6 +15,9 @@
 //!   backend-independent solver state.
 //! * [`runner`] drives a backend through the steps and hands samples to a [`runner::Sink`]
 //!   (`fdtd-io` writes HDF5); [`checkpoint`] saves and restores the state.
+//! * [`session`] is a whole run from a scene to a closed output file, with every check
+//!   before a large allocation (RAM, disk, the output, resuming) and typed errors: what
+//!   every front end (the command line, a binding, a sweep runner) shares.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub use fdtd_scene as scene;
@@ -22,7 +25,9 @@ pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 
 pub mod backend;
 pub mod checkpoint;
+pub mod fmt;
 pub mod model;
 pub mod plan;
 pub mod runner;
+pub mod session;
 pub mod workload;
