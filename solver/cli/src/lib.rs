@@ -11,7 +11,9 @@
 //!                 state, run)
 //! ```
 //!
-//! * [`scene`], [`model`], [`plan`], [`checkpoint`], [`runner`]: `fdtd-scene` and `fdtd-core`.
+//! * [`scene`], [`model`], [`plan`], [`checkpoint`], [`runner`], [`fmt`]: `fdtd-scene` and `fdtd-core`.
+//! * [`session`]: a whole run, from a scene to a closed output file, with every check
+//!   (`fdtd-core`); [`session::run`] runs one on this build's engines, writing HDF5.
 //! * [`backend`]: the backend trait and state (`fdtd-core`), with the CPU and GPU backends
 //!   as [`backend::cpu`] and [`backend::gpu`], and [`backend::create`] over both.
 //! * [`output`]: HDF5 and XDMF (`fdtd-io`).
@@ -19,7 +21,7 @@
 
 pub mod bench;
 
-pub use fdtd_core::{checkpoint, model, plan, runner, scene, waveform};
+pub use fdtd_core::{checkpoint, fmt, model, plan, runner, scene, waveform};
 pub use fdtd_core::{component, Component, C0, EPS0, ETA0, MU0};
 pub use fdtd_io as output;
 
@@ -44,5 +46,31 @@ pub mod backend {
         opts: &BackendOptions,
     ) -> Result<(Box<dyn Backend>, String), BackendError> {
         fdtd_core::backend::create(&engines(), model, choice, opts)
+    }
+}
+
+/// Runs from a scene to a closed output file (`fdtd_core::session`).
+///
+/// ```no_run
+/// use fdtd::session::{self, ErrorKind, RunRequest};
+///
+/// let mut request = RunRequest::new(std::path::PathBuf::from("scenes/dipole.toml"));
+/// request.output = Some("dipole.h5".into());
+/// request.force = true;
+/// match session::run(request, &fdtd::output::Hdf5Format::default()) {
+///     Ok(report) => println!("{} steps, {:.1} Mcells/s", report.summary.steps_done, report.mcells_per_s),
+///     Err(e) if e.kind() == ErrorKind::DoesNotFit => eprintln!("too large: {e}"),
+///     Err(e) => eprintln!("error: {e}"),
+/// }
+/// ```
+pub mod session {
+    pub use fdtd_core::session::*;
+
+    /// Load, check, prepare and run `request` on this build's engines
+    /// ([`crate::backend::engines`]), writing HDF5 in `format`.
+    pub fn run(request: RunRequest, format: &crate::output::Hdf5Format) -> Result<RunReport, SessionError> {
+        Session::load(request)?
+            .prepare(&crate::backend::engines(), format)?
+            .run()
     }
 }

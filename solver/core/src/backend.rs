@@ -186,50 +186,147 @@ pub trait Engine: Sync {
     fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError>;
 }
 
-/// Build the chosen backend for `model` from the `engines` this build has. Returns the
-/// backend and a one-line description, with why it was chosen for `auto`: the GPU when
-/// a hardware one exists and its plan fits, else the CPU. A software adapter (lavapipe,
-/// WARP) is far slower than the CPU backend: `auto` uses it only when asked for by name.
+/// Why `auto` does not run on a GPU (and so runs on the CPU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoGpu {
+    /// This build has no GPU engine.
+    NotBuilt,
+    /// The preferred adapter is a software rasteriser (lavapipe, WARP), far slower than
+    /// the CPU backend; `auto` uses one only when it is named in [`BackendOptions::device`].
+    Software { device: String },
+    /// No usable GPU, a plan that does not fit it, or a backend that could not be created.
+    Unusable(String),
+}
+
+impl std::fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoGpu::NotBuilt => write!(f, "this build has no GPU backend"),
+            NoGpu::Software { device } => write!(
+                f,
+                "the preferred GPU adapter, {device}, is software and slower than the CPU backend"
+            ),
+            NoGpu::Unusable(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// What `auto` decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Auto {
+    /// A GPU is available and the plan fits.
+    Gpu,
+    /// The CPU, and why not a GPU.
+    Cpu(NoGpu),
+}
+
+impl std::fmt::Display for Auto {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auto::Gpu => write!(f, "a GPU is available and the plan fits"),
+            Auto::Cpu(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// A backend built by [`create_with`].
+pub struct Created {
+    pub backend: Box<dyn Backend>,
+    /// The engine that built it (`Cpu` or `Gpu`).
+    pub kind: BackendChoice,
+    /// [`Backend::describe`].
+    pub description: String,
+    /// For `auto`: what it decided and why.
+    pub auto: Option<Auto>,
+}
+
+impl Created {
+    /// The description with why `auto` chose it: `cpu (rayon, 8 threads) (auto: ...)`.
+    pub fn describe(&self) -> String {
+        match &self.auto {
+            Some(a) => format!("{} (auto: {a})", self.description),
+            None => self.description.clone(),
+        }
+    }
+}
+
+/// The engine of `kind` among `engines`.
+pub fn find_engine<'e>(engines: &[&'e dyn Engine], kind: BackendChoice) -> Result<&'e dyn Engine, BackendError> {
+    engines
+        .iter()
+        .copied()
+        .find(|e| e.kind() == kind)
+        .ok_or_else(|| BackendError::Unsupported(format!("this build of fdtd has no {kind:?} backend")))
+}
+
+/// The one `auto` rule, without allocating anything: the GPU engine and its target when
+/// a GPU is usable and the plan fits on it (a software adapter only when it was named in
+/// [`BackendOptions::device`]); else why not, and `auto` runs on the CPU.
+pub fn auto_gpu<'e>(
+    engines: &[&'e dyn Engine],
+    model: &Model,
+    opts: &BackendOptions,
+) -> Result<(&'e dyn Engine, Target), NoGpu> {
+    let gpu = find_engine(engines, BackendChoice::Gpu).map_err(|_| NoGpu::NotBuilt)?;
+    match gpu.plan(model, opts) {
+        Ok(t) if t.software && opts.device.is_none() => Err(NoGpu::Software { device: t.device }),
+        Ok(t) => Ok((gpu, t)),
+        Err(e) => Err(NoGpu::Unusable(e.to_string())),
+    }
+}
+
+/// Build the chosen backend for `model` from the `engines` this build has. `admit` is
+/// called with an engine right before it allocates, and may refuse it (e.g. a check of
+/// the host RAM before the CPU backend allocates). For `auto` (see [`auto_gpu`]): the
+/// GPU when it is usable, its plan fits, it is admitted and it can be created, else the
+/// CPU, with why in [`Created::auto`]. An error of the CPU engine (or its refusal by
+/// `admit`) is returned as it is.
+pub fn create_with<E>(
+    engines: &[&dyn Engine],
+    model: Arc<Model>,
+    choice: BackendChoice,
+    opts: &BackendOptions,
+    admit: &mut dyn FnMut(&dyn Engine) -> Result<(), E>,
+) -> Result<Created, E>
+where
+    E: From<BackendError> + std::fmt::Display,
+{
+    let mut build = |e: &dyn Engine, auto: Option<Auto>| -> Result<Created, E> {
+        admit(e)?;
+        let backend = e.create(model.clone(), opts)?;
+        Ok(Created {
+            description: backend.describe(),
+            backend,
+            kind: e.kind(),
+            auto,
+        })
+    };
+    match choice {
+        BackendChoice::Cpu | BackendChoice::Gpu => build(find_engine(engines, choice)?, None),
+        BackendChoice::Auto => {
+            let why = match auto_gpu(engines, &model, opts) {
+                Ok((gpu, _)) => match build(gpu, Some(Auto::Gpu)) {
+                    Ok(c) => return Ok(c),
+                    Err(e) => NoGpu::Unusable(e.to_string()),
+                },
+                Err(why) => why,
+            };
+            build(find_engine(engines, BackendChoice::Cpu)?, Some(Auto::Cpu(why)))
+        }
+    }
+}
+
+/// [`create_with`] admitting every engine. Returns the backend and a one-line
+/// description, with why it was chosen for `auto`.
 pub fn create(
     engines: &[&dyn Engine],
     model: Arc<Model>,
     choice: BackendChoice,
     opts: &BackendOptions,
 ) -> Result<(Box<dyn Backend>, String), BackendError> {
-    let find = |kind: BackendChoice| {
-        engines
-            .iter()
-            .find(|e| e.kind() == kind)
-            .ok_or_else(|| BackendError::Unsupported(format!("this build of fdtd has no {kind:?} backend")))
-    };
-    let build = |e: &dyn Engine| -> Result<(Box<dyn Backend>, String), BackendError> {
-        let b = e.create(model.clone(), opts)?;
-        let d = b.describe();
-        Ok((b, d))
-    };
-    match choice {
-        BackendChoice::Cpu | BackendChoice::Gpu => build(*find(choice)?),
-        BackendChoice::Auto => {
-            let cpu = |why: String| -> Result<(Box<dyn Backend>, String), BackendError> {
-                let (b, d) = build(*find(BackendChoice::Cpu)?)?;
-                Ok((b, format!("{d} (auto: {why})")))
-            };
-            let Ok(gpu) = find(BackendChoice::Gpu) else {
-                return cpu("this build has no GPU backend".into());
-            };
-            match gpu.plan(&model, opts) {
-                Ok(t) if t.software && opts.device.is_none() => cpu(format!(
-                    "the preferred GPU adapter, {}, is software and slower than the CPU backend",
-                    t.device
-                )),
-                Ok(_) => match build(*gpu) {
-                    Ok((b, d)) => Ok((b, format!("{d} (auto: a GPU is available and the plan fits)"))),
-                    Err(e) => cpu(e.to_string()),
-                },
-                Err(e) => cpu(e.to_string()),
-            }
-        }
-    }
+    let c = create_with(engines, model, choice, opts, &mut |_| Ok::<(), BackendError>(()))?;
+    let d = c.describe();
+    Ok((c.backend, d))
 }
 
 impl From<crate::state::StateMismatch> for BackendError {

@@ -18,6 +18,9 @@
 //!   backend-independent solver state.
 //! * [`runner`] drives a backend through the steps and hands samples to a [`runner::Sink`]
 //!   (`fdtd-io` writes HDF5); [`checkpoint`] saves and restores the state.
+//! * [`session`] is a whole run from a scene to a closed output file, with every check
+//!   before a large allocation (RAM, disk, the output, resuming) and typed errors: what
+//!   every front end (the command line, a binding, a sweep runner) shares.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub use fdtd_scene as scene;
@@ -25,11 +28,13 @@ pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 
 pub mod backend;
 pub mod checkpoint;
+pub mod fmt;
 pub mod model;
 pub mod pass;
 pub mod passes;
 pub mod plan;
 pub mod runner;
 pub mod schedule;
+pub mod session;
 pub mod state;
 pub mod workload;

@@ -675,6 +675,38 @@ pub enum ResumeError {
     Backend(#[from] BackendError),
 }
 
+// ---------------------------------------------------------------------------
+// A run's checkpoint files (what a session needs of [`crate::checkpoint`])
+// ---------------------------------------------------------------------------
+
+/// The fingerprint of a run of `model` from `scene` (see [`checkpoint::fingerprint`]).
+pub fn fingerprint(scene: &crate::scene::Scene, model: &Model) -> u64 {
+    checkpoint::fingerprint(scene, model)
+}
+
+/// Where the checkpoints of the run writing `output` go by default.
+pub fn default_checkpoint_path(output: &std::path::Path) -> PathBuf {
+    checkpoint::default_path(output)
+}
+
+/// Bytes of one checkpoint of `model`.
+pub fn checkpoint_bytes(model: &Model) -> u64 {
+    checkpoint::size(model)
+}
+
+/// The newest checkpoint file at `path` whose header reads: (file, step).
+pub fn last_checkpoint(path: &std::path::Path) -> Option<(PathBuf, u64)> {
+    checkpoint::files(path)
+        .into_iter()
+        .filter_map(|p| checkpoint::read_header(&p).ok().map(|h| (p, h.step)))
+        .max_by_key(|(_, s)| *s)
+}
+
+/// Remove every file of the checkpoint at `path`; returns how many existed.
+pub fn remove_checkpoints(path: &std::path::Path) -> std::io::Result<usize> {
+    checkpoint::remove_all(path)
+}
+
 /// A sink that keeps everything in memory (tests, validation, benchmarks).
 #[derive(Clone, Debug, Default)]
 pub struct MemorySink {

@@ -3,6 +3,8 @@ use super::xdmf;
 use fdtd_core::model::Model;
 use fdtd_core::runner::{Outcome, Sink, SinkError};
 use fdtd_core::scene::Scene;
+pub use fdtd_core::session::OutputInfo;
+use fdtd_core::session::{Output, OutputErrorKind, OutputFailure, OutputFormat};
 use fdtd_core::Component;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, Group, H5Type, Location};
@@ -29,7 +31,7 @@ const XDMF_INTERVAL: Duration = Duration::from_secs(10);
 /// Why the output file could not be written. Every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
-    #[error("output file {} already exists; pass --force to overwrite it", path.display())]
+    #[error("output file {} already exists", path.display())]
     Exists { path: PathBuf },
     #[error("cannot create output file {}: {source}", path.display())]
     Create {
@@ -127,7 +129,7 @@ struct SnapComp {
 }
 
 /// Open output files, so that a second Ctrl-C can flush them before the process exits
-/// (see [`exit_interrupted`]). Never held while calling into HDF5 from a sink.
+/// (see [`close_all_interrupted_then`]). Never held while calling into HDF5 from a sink.
 static OPEN: Mutex<Vec<(u64, File)>> = Mutex::new(Vec::new());
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
@@ -135,11 +137,11 @@ fn open_files() -> MutexGuard<'static, Vec<(u64, File)>> {
     OPEN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Flush every open output file, mark it `status = "interrupted"`, and exit the process
-/// with `code`. Meant for a signal handler (second Ctrl-C): it holds the HDF5 library
-/// lock from the flush to the exit, so no other thread is inside an HDF5 call when the
-/// process ends and the file on disk is the consistent, just-flushed one.
-pub fn exit_interrupted(code: i32) -> ! {
+/// Flush every open output file and mark it `status = "interrupted"`, then call `then`
+/// while still holding the HDF5 library lock. Meant for a signal handler (a second
+/// Ctrl-C) whose `then` ends the process: no other thread can enter an HDF5 call between
+/// the flush and the end, so the file on disk is the consistent, just-flushed one.
+pub fn close_all_interrupted_then<R>(then: impl FnOnce() -> R) -> R {
     hdf5::sync::sync(|| {
         {
             let open = open_files();
@@ -148,8 +150,14 @@ pub fn exit_interrupted(code: i32) -> ! {
                 let _ = f.flush();
             }
         }
-        std::process::exit(code)
+        then()
     })
+}
+
+/// Flush every open output file and mark it `status = "interrupted"` (see
+/// [`close_all_interrupted_then`]).
+pub fn close_all_interrupted() {
+    close_all_interrupted_then(|| ())
 }
 
 /// Streams a run's probes and snapshots into one HDF5 file.
@@ -168,18 +176,6 @@ pub struct Hdf5Sink {
     steps_done: usize,
     fingerprint: u64,
     run_id: u64,
-}
-
-/// What an existing output file says about its run (see [`Hdf5Sink::inspect`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct OutputInfo {
-    /// `running`, `complete`, `interrupted` or `failed`.
-    pub status: String,
-    pub steps_done: u64,
-    pub steps: u64,
-    /// The file's run id and run fingerprint (absent in files of older fdtd versions).
-    pub run_id: Option<u64>,
-    pub fingerprint: Option<u64>,
 }
 
 trait Ctx<T> {
@@ -964,6 +960,108 @@ impl Sink for Hdf5Sink {
 
     fn sync(&mut self) -> Result<(), SinkError> {
         Hdf5Sink::sync(self).map_err(|e| SinkError(e.to_string()))
+    }
+}
+
+impl From<OutputError> for OutputFailure {
+    fn from(e: OutputError) -> OutputFailure {
+        let kind = match e {
+            OutputError::Exists { .. } => OutputErrorKind::Exists,
+            OutputError::NoDirectory { .. } | OutputError::NotResumable { .. } | OutputError::BadName { .. } => {
+                OutputErrorKind::BadInput
+            }
+            _ => OutputErrorKind::Runtime,
+        };
+        OutputFailure::new(kind, e.to_string())
+    }
+}
+
+impl Output for Hdf5Sink {
+    fn as_sink(&mut self) -> &mut dyn Sink {
+        self
+    }
+
+    fn run_id(&self) -> u64 {
+        Hdf5Sink::run_id(self)
+    }
+
+    fn contents(&self) -> Vec<String> {
+        Hdf5Sink::contents(self)
+    }
+
+    fn companion(&self) -> Option<PathBuf> {
+        self.xdmf_path().map(Path::to_path_buf)
+    }
+
+    fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {
+        Hdf5Sink::finish(*self, outcome).map_err(OutputFailure::from)
+    }
+
+    fn fail(self: Box<Self>, message: &str) -> Result<(), OutputFailure> {
+        Hdf5Sink::fail(*self, message).map_err(OutputFailure::from)
+    }
+}
+
+/// HDF5 output files (with their XDMF companions) as a session's [`OutputFormat`].
+#[derive(Clone, Copy, Debug)]
+pub struct Hdf5Format {
+    /// Deflate level of the snapshot datasets, 0..=9 (0 = no compression, no shuffle).
+    pub deflate: u8,
+    /// Write `<out>.xdmf` beside the file when the run has snapshots.
+    pub xdmf: bool,
+}
+
+impl Default for Hdf5Format {
+    fn default() -> Self {
+        let o = Hdf5Options::default();
+        Hdf5Format {
+            deflate: o.deflate,
+            xdmf: o.xdmf,
+        }
+    }
+}
+
+impl Hdf5Format {
+    fn options(&self, force: bool) -> Hdf5Options {
+        Hdf5Options {
+            force,
+            deflate: self.deflate,
+            xdmf: self.xdmf,
+        }
+    }
+}
+
+impl OutputFormat for Hdf5Format {
+    fn extension(&self) -> &str {
+        "h5"
+    }
+
+    fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure> {
+        Hdf5Sink::inspect(path).map_err(|e| OutputFailure::new(OutputErrorKind::BadInput, e.to_string()))
+    }
+
+    fn create(
+        &self,
+        path: &Path,
+        scene: &Scene,
+        model: &Model,
+        backend: &str,
+        force: bool,
+    ) -> Result<Box<dyn Output>, OutputFailure> {
+        let sink = Hdf5Sink::create_with(path, scene, model, backend, &self.options(force))?;
+        Ok(Box::new(sink))
+    }
+
+    fn resume(
+        &self,
+        path: &Path,
+        scene: &Scene,
+        model: &Model,
+        backend: &str,
+        step: usize,
+    ) -> Result<Box<dyn Output>, OutputFailure> {
+        let sink = Hdf5Sink::resume(path, scene, model, backend, step, &self.options(false))?;
+        Ok(Box::new(sink))
     }
 }
 

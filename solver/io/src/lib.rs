@@ -29,12 +29,18 @@
 //!                                    components h_time_offset = -dt/2 (s)
 //! ```
 //!
+//! [`Hdf5Format`] is the session's output format (`fdtd_core::session::OutputFormat`):
+//! it creates, resumes and inspects these files for a run.
+//!
 //! Beside `run.h5` a `run.xdmf` (XDMF 3) is written when the run has snapshots, so
 //! ParaView can open the snapshots as a time series (see [`xdmf`]).
 mod hdf5;
 pub mod xdmf;
 
-pub use self::hdf5::{exit_interrupted, Hdf5Options, Hdf5Sink, OutputError, OutputInfo, INDEX_CONVENTION};
+pub use self::hdf5::{
+    close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink, OutputError, OutputInfo,
+    INDEX_CONVENTION,
+};
 
 #[cfg(test)]
 mod tests;

@@ -295,7 +295,7 @@ fn an_existing_file_is_refused_without_force() {
     assert!(matches!(err, OutputError::Exists { .. }));
     let msg = err.to_string();
     assert!(
-        msg.contains(&path.display().to_string()) && msg.contains("--force"),
+        msg.contains(&path.display().to_string()) && msg.contains("already exists") && !msg.contains("--"),
         "{msg}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), b"precious");

@@ -1,14 +1,38 @@
-//! `fdtd check`: validate a scene and print what a run would do and need.
-use super::fmt::{lengths, point, si, sig, thousands};
-use super::memory;
-use super::{exit, load, resolution_warning, BackendArg, CheckArgs, CliError};
-use fdtd::backend::gpu;
+//! `fdtd check`: validate a scene and print what a run would do and need, through the
+//! session's own loading, checks and backend rule ([`fdtd::session`]).
+use super::{auto_note, exit, BackendArg, CheckArgs, CliError};
+use fdtd::backend::{gpu, Auto, Backend, BackendChoice, BackendError, BackendOptions, Engine, Target};
+use fdtd::fmt::{hz, lengths, point, si, sig, thousands};
 use fdtd::model::Model;
 use fdtd::plan::human_bytes;
 use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
+use fdtd::session::{self, SceneSource};
+use std::sync::{Arc, Mutex};
 
-/// Steps per chunk `fdtd run` uses by default (for the staging estimate).
-const CHUNK: usize = 64;
+/// The GPU engine, keeping the adapter of its last plan (for the `fits:` line).
+#[derive(Default)]
+struct GpuWithInfo(Mutex<Option<gpu::DeviceInfo>>);
+
+impl Engine for GpuWithInfo {
+    fn kind(&self) -> BackendChoice {
+        BackendChoice::Gpu
+    }
+
+    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError> {
+        let (plan, info) = gpu::plan(model, opts)?;
+        let target = Target {
+            plan,
+            device: info.short(),
+            software: info.is_software(),
+        };
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
+        Ok(target)
+    }
+
+    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+        gpu::GpuEngine.create(model, opts)
+    }
+}
 
 fn boundary(b: &Boundary) -> String {
     match b {
@@ -87,7 +111,7 @@ fn print_report(scene: &Scene, model: &Model) {
             s.name,
             s.component,
             s.index,
-            memory::hz(s.waveform.max_frequency())
+            hz(s.waveform.max_frequency())
         );
     }
 
@@ -136,74 +160,62 @@ fn print_report(scene: &Scene, model: &Model) {
     let ck = scene.checkpoint();
     let when = if !ck.enabled {
         "off ([checkpoint] enabled = false)".to_string()
-    } else if ck.every_steps.is_some() || ck.every_seconds.is_some() {
-        fdtd::checkpoint::Interval {
-            steps: ck.every_steps,
-            time: ck.every_seconds.map(std::time::Duration::from_secs_f64),
-        }
-        .describe()
     } else {
-        fdtd::checkpoint::Interval::default_time().describe()
+        session::checkpoint_interval(&ck, None).describe()
     };
     println!(
         "checkpoint {} each, {when} and when stopped (two kept on disk)",
-        human_bytes(fdtd::checkpoint::size(model))
+        human_bytes(fdtd::runner::checkpoint_bytes(model))
     );
 
     match model.resolution {
         Some((f, cpw)) => println!(
             "resolution {} cells per wavelength at {} (at least 10 recommended)",
             sig(cpw, 3),
-            memory::hz(f)
+            hz(f)
         ),
         None => println!("resolution (no sources)"),
     }
 }
 
 pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
-    let (scene, model) = load(&a.scene, a.backend.backend != BackendArg::Gpu)?;
-    fdtd::runner::preflight(&model).map_err(|e| CliError::bad_input(format!("{}: {e}", a.scene.display())))?;
+    let fail = |e: &session::SessionError| CliError::session(e, None);
+    let source = SceneSource::Path(a.scene.clone());
+    let (scene, model) = session::load(&source, a.backend.backend != BackendArg::Gpu).map_err(|e| fail(&e))?;
     print_report(&scene, &model);
-    if let Some(w) = resolution_warning(&model) {
+    if let Some(w) = session::resolution_warning(&model) {
         eprintln!("warning: {w}");
     }
 
-    let choice = a.backend.backend;
-    let opts = a.backend.options();
-    let mut note = None;
-    if choice != BackendArg::Cpu {
-        match gpu::plan(&model, &opts) {
-            Ok((plan, info)) if choice == BackendArg::Gpu || !super::run::skip_for_auto(&info, &opts) => {
-                println!("memory plan (gpu backend on {})", info.short());
-                println!("{plan}");
-                println!("  fits: {}", info.memory.describe());
-                return Ok(exit::OK);
-            }
-            Ok((_, info)) => note = Some(super::run::software_note(&info)),
-            Err(e) if choice == BackendArg::Gpu => return Err(CliError::backend(&e)),
-            Err(e) => note = Some(e.to_string()),
+    let gpu = GpuWithInfo::default();
+    let engines: [&dyn Engine; 2] = [&fdtd::backend::cpu::CpuEngine, &gpu];
+    let plan = session::plan_backend(
+        &engines,
+        &model,
+        a.backend.backend.choice(),
+        &a.backend.options(),
+        session::DEFAULT_CHUNK,
+    )
+    .map_err(|e| fail(&e))?;
+    if plan.kind == BackendChoice::Gpu {
+        println!("memory plan (gpu backend on {})", plan.target.device);
+        println!("{}", plan.target.plan);
+        if let Some(info) = gpu.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            println!("  fits: {}", info.memory.describe());
         }
+        return Ok(exit::OK);
     }
-
-    let plan = memory::cpu_plan(&model, CHUNK);
-    match &note {
-        None => println!("memory plan (cpu backend)"),
-        Some(why) => println!("memory plan (cpu backend; auto would not use a GPU: {why})"),
+    match &plan.auto {
+        Some(why @ Auto::Cpu(_)) => println!(
+            "memory plan (cpu backend; auto would not use a GPU: {})",
+            auto_note(why)
+        ),
+        _ => println!("memory plan (cpu backend)"),
     }
-    println!("{plan}");
-    let need = plan.total();
-    let avail = memory::available_ram();
-    let (fits, line) = memory::verdict(need, avail);
-    println!("  {line}");
-    if fits {
-        Ok(exit::OK)
-    } else {
-        Err(CliError::new(
-            exit::DOES_NOT_FIT,
-            format!(
-                "the run does not fit in RAM: {}",
-                memory::does_not_fit(model.grid.n, model.grid.d, need, avail.unwrap_or(0))
-            ),
-        ))
+    println!("{}", plan.target.plan);
+    if let Some(ram) = &plan.ram {
+        println!("  {ram}");
     }
+    plan.require_ram(&model).map_err(|e| fail(&e))?;
+    Ok(exit::OK)
 }

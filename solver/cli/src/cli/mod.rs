@@ -1,13 +1,12 @@
 //! The `fdtd` command line: `run`, `check`, `bench`, `devices`.
 mod check;
-mod fmt;
-mod memory;
 mod run;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use fdtd::backend::{BackendChoice, BackendError, BackendOptions};
-use fdtd::model::Model;
-use fdtd::scene::Scene;
+use fdtd::backend::{Auto, BackendChoice, BackendError, BackendOptions, NoGpu};
+use fdtd::fmt::thousands;
+use fdtd::runner::RunError;
+use fdtd::session::{ErrorKind, OutputErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
 use std::path::PathBuf;
 
 /// Process exit codes (also listed in `fdtd --help`).
@@ -217,44 +216,140 @@ impl CliError {
     }
 }
 
-/// Parse and validate a scene, then discretise it. A grid whose smallest possible host
-/// memory (see [`memory::lower_bound`]; `cpu`: the run may end on the CPU backend)
-/// exceeds the available RAM is refused before discretising allocates it.
-pub fn load(path: &std::path::Path, cpu: bool) -> Result<(Scene, Model), CliError> {
-    let scene = Scene::from_file(path).map_err(|e| CliError::bad_input(e.to_string()))?;
-    {
-        if let Some(avail) = memory::available_ram() {
-            let need = memory::lower_bound(&scene, cpu);
-            if need > avail {
-                return Err(CliError::new(
-                    exit::DOES_NOT_FIT,
-                    format!(
-                        "{}: the grid does not fit in RAM: {}",
-                        path.display(),
-                        memory::does_not_fit(scene.domain.cells, scene.domain.cell_size, need, avail)
-                    ),
-                ));
-            }
-        }
+/// The exit code of a class of failure.
+pub fn exit_code(k: ErrorKind) -> i32 {
+    match k {
+        ErrorKind::BadInput => exit::BAD_INPUT,
+        ErrorKind::Runtime => exit::RUNTIME,
+        ErrorKind::DoesNotFit => exit::DOES_NOT_FIT,
+        ErrorKind::Interrupted => exit::INTERRUPTED,
     }
-    let model = Model::discretize(&scene).map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
-    Ok((scene, model))
 }
 
-/// Warn (on stderr) when the grid has fewer than 10 cells per wavelength.
-pub fn resolution_warning(model: &Model) -> Option<String> {
-    let (f, cpw) = model.resolution?;
-    if cpw >= 10.0 {
-        return None;
+/// How to tell the user to resume a run: `fdtd run SCENE --resume [-o OUT]`.
+pub struct ResumeCommand<'a> {
+    pub scene: &'a std::path::Path,
+    pub output: Option<&'a std::path::Path>,
+}
+
+impl std::fmt::Display for ResumeCommand<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fdtd run {} --resume", self.scene.display())?;
+        if let Some(o) = self.output {
+            write!(f, " -o {}", o.display())?;
+        }
+        Ok(())
     }
-    let dmax = model.grid.d.iter().copied().fold(0.0, f64::max);
-    Some(format!(
-        "only {} cells per wavelength at {} (the highest significant source frequency, in the \
-         slowest material); FDTD needs at least 10 (20 for accurate phase): use cells of at most {}",
-        fmt::sig(cpw, 3),
-        memory::hz(f),
-        fmt::si(dmax * cpw / 10.0, "m"),
-    ))
+}
+
+/// Why `auto` runs on the CPU, with the option that overrides it.
+pub fn auto_note(a: &Auto) -> String {
+    match a {
+        Auto::Cpu(NoGpu::Software { .. }) => format!("{a} (--backend gpu runs on it anyway)"),
+        _ => a.to_string(),
+    }
+}
+
+/// What to tell the user about resuming a run that stopped (`gpu`: it ran on a GPU).
+pub fn resume_advice(advice: &ResumeAdvice, resume: &ResumeCommand, gpu: bool) -> String {
+    match advice {
+        ResumeAdvice::CheckpointsOff => {
+            "no checkpoints were enabled (--no-checkpoint), so the run cannot be resumed".into()
+        }
+        ResumeAdvice::From { file, step } => {
+            let mut s = format!(
+                "the last checkpoint (step {step}) is in {}; continue with `{resume}`",
+                file.display()
+            );
+            if gpu {
+                s.push_str(" (add `--backend cpu` to continue on the CPU)");
+            }
+            s
+        }
+        ResumeAdvice::NoCheckpointYet { path } => format!(
+            "no checkpoint had been written yet (interval: --checkpoint-every; checkpoints go to {})",
+            path.display()
+        ),
+    }
+}
+
+/// A failed run, with the command line's advice.
+fn run_failure(f: &RunFailure, resume: &ResumeCommand) -> String {
+    let mut m = match &f.error {
+        RunError::Backend { step, error, .. } => format!(
+            "the run failed at step {} of {}: {error}",
+            thousands(*step as u64),
+            thousands(f.steps as u64)
+        ),
+        e => format!("the run failed: {e}"),
+    };
+    match &f.closed {
+        Ok(()) => m.push_str(&format!("\n  {} is closed with status \"failed\"", f.output.display())),
+        Err(ce) => m.push_str(&format!("\n  also: {ce}")),
+    }
+    let advice = |gpu| {
+        f.advice
+            .as_ref()
+            .map(|a| resume_advice(a, resume, gpu))
+            .unwrap_or_default()
+    };
+    match &f.error {
+        RunError::Backend { saved, .. } => {
+            if let Some(step) = saved {
+                m.push_str(&format!(
+                    "\n  the state of step {step}, before the failure, was saved to a checkpoint"
+                ));
+            }
+            m.push_str(&format!("\n  {}", advice(f.on_gpu)));
+        }
+        RunError::Sink(_) => m.push_str(&format!("\n  once the output can be written again: {}", advice(false))),
+        RunError::Unstable(_) => {
+            m.push_str("\n  resuming would meet the same instability: fix the scene and start again with --force")
+        }
+    }
+    m
+}
+
+impl CliError {
+    /// A session's error with its exit code, and the command line's options added to
+    /// its advice (`resume`: how to resume this run).
+    pub fn session(e: &SessionError, resume: Option<&ResumeCommand>) -> CliError {
+        use SessionError as E;
+        let message = match e {
+            E::GridTooLarge { .. } | E::RamDoesNotFit(_) => format!("{e} (--backend gpu)"),
+            E::OutputExists { .. } => format!("{e}; pass --force to overwrite it"),
+            E::Output(o) if o.kind == OutputErrorKind::Exists => format!("{e}; pass --force to overwrite it"),
+            E::NotResumable(ResumeRefusal::Missing { .. }) => format!("{e} (resume with the same -o as the run)"),
+            E::NotResumable(ResumeRefusal::OtherRun { .. }) => {
+                format!("{e} (start a new run with --force to overwrite it)")
+            }
+            E::NotResumable(ResumeRefusal::CheckpointsOff) => {
+                "--resume needs checkpoints, but they are turned off (--no-checkpoint or [checkpoint] enabled = false)"
+                    .into()
+            }
+            E::CheckpointDirMissing { path, dir } => format!(
+                "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path, or \
+                 --no-checkpoint)",
+                path.display(),
+                dir.display()
+            ),
+            E::Disk(d) => format!(
+                "{}; free some space, record fewer or smaller snapshots (every, plane, box), write elsewhere \
+                 (-o), or pass --skip-disk-check (compression often makes the output much smaller)",
+                d.shortage()
+            ),
+            E::ResumeState { output, .. } => format!(
+                "{e}\n  help: start the run again with --force (this overwrites {})",
+                output.display()
+            ),
+            E::Run(f) => match resume {
+                Some(r) => run_failure(f, r),
+                None => e.to_string(),
+            },
+            _ => e.to_string(),
+        };
+        CliError::new(exit_code(e.kind()), message)
+    }
 }
 
 /// Run the command line; returns the process exit code.

@@ -1,4 +1,4 @@
-//! Number formatting for the terminal: SI prefixes, thousands separators.
+//! Number formatting for messages: SI prefixes, thousands separators, durations.
 
 /// `x` with an SI prefix and 4 significant digits: `si(1.5e-3, "m")` = `1.5 mm`.
 pub fn si(x: f64, unit: &str) -> String {
@@ -61,6 +61,11 @@ pub fn lengths(v: [f64; 3]) -> String {
 /// A position `(1 mm, 2 mm, 0 m)`.
 pub fn point(v: [f64; 3]) -> String {
     format!("({})", v.map(|x| si(x, "m")).join(", "))
+}
+
+/// A frequency with its unit: `2 GHz`.
+pub fn hz(f: f64) -> String {
+    si(f, "Hz")
 }
 
 /// Seconds as `12.3 s`, `2 min 5 s`, `1 h 02 min`.

@@ -1,0 +1,736 @@
+//! A run from a scene to a closed output file, with every check a front end needs: the
+//! one implementation behind the `fdtd` command line, and what a binding or a sweep
+//! runner reuses.
+//!
+//! A session goes through three stages, so that a front end can report between them:
+//!
+//! 1. [`Session::load`]: read the scene (or take one), refuse a grid whose smallest
+//!    possible memory exceeds the available RAM before discretising allocates it,
+//!    discretise, and refuse inputs that cannot run in f32.
+//! 2. [`Session::prepare`]: every check before a large allocation, in this order: the
+//!    output (it must not exist unless overwriting is asked for; for a resume it must be
+//!    an unfinished run of this scene with checkpoints on), the checkpoint directory,
+//!    the free disk space; then the backend ([`create_backend`]: the `auto` rule of
+//!    [`backend::create_with`], with the CPU plan checked against the available RAM
+//!    before the CPU backend allocates); then the output is created (stale checkpoints
+//!    of an earlier run are removed) or, for a resume, the newest usable checkpoint is
+//!    loaded and the output reopened.
+//! 3. [`Prepared::run`]: the [`runner`] loop with periodic checkpoints, then the output
+//!    closed as complete, interrupted or failed, and the checkpoints of a complete run
+//!    removed; returns a [`RunReport`] or a [`SessionError`] ([`RunFailure`] once the
+//!    run has started).
+//!
+//! The output format comes in through [`OutputFormat`] (HDF5 in `fdtd-io`), the
+//! backends through [`Engine`]s (`fdtd-cpu`, `fdtd-gpu`). Messages name files and
+//! causes, never a front end's options: [`SessionError`]'s variants carry what a front
+//! end needs to add its own hints, and [`SessionError::kind`] classifies them.
+mod checkpoints;
+mod error;
+pub mod output;
+pub mod resources;
+
+pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
+pub use self::error::{ErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
+pub use self::output::{Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
+
+use self::resources::{DoesNotFit, LocalDisks, RamCheck};
+use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};
+use crate::fmt::{hz, si, sig};
+use crate::model::Model;
+use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
+use crate::scene::Scene;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Most time steps per chunk unless the request says otherwise.
+pub const DEFAULT_CHUNK: usize = 64;
+
+/// Where the scene comes from.
+#[derive(Clone, Debug)]
+pub enum SceneSource {
+    /// A TOML file, read and parsed by [`Session::load`].
+    Path(PathBuf),
+    /// A scene already parsed (or built in code); its `path` names it in messages.
+    Scene(Box<Scene>),
+}
+
+impl SceneSource {
+    /// The path that names the scene in messages and default output names.
+    pub fn path(&self) -> &Path {
+        match self {
+            SceneSource::Path(p) => p,
+            SceneSource::Scene(s) => &s.path,
+        }
+    }
+}
+
+impl From<PathBuf> for SceneSource {
+    fn from(p: PathBuf) -> Self {
+        SceneSource::Path(p)
+    }
+}
+
+impl From<&Path> for SceneSource {
+    fn from(p: &Path) -> Self {
+        SceneSource::Path(p.to_path_buf())
+    }
+}
+
+impl From<Scene> for SceneSource {
+    fn from(s: Scene) -> Self {
+        SceneSource::Scene(Box::new(s))
+    }
+}
+
+/// How much a [`SessionEvent`] matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Routine (a checkpoint written): a quiet front end may hide it.
+    Info,
+    /// Worth telling (stale checkpoints removed).
+    Note,
+    /// Something went wrong but the run goes on.
+    Warning,
+}
+
+/// Something a session reports while it prepares and runs (not an error).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionEvent {
+    /// From the run loop: checkpoints written or failed.
+    Run(RunEvent),
+    /// Resuming skipped a checkpoint generation (corrupt, from another run).
+    CheckpointSkipped(String),
+    /// Checkpoint files of an earlier run of this output were removed.
+    StaleCheckpointsRemoved { count: usize, path: PathBuf },
+    /// The checkpoints of a complete run could not be removed.
+    CheckpointRemovalFailed { path: PathBuf, error: String },
+}
+
+impl SessionEvent {
+    pub fn severity(&self) -> Severity {
+        match self {
+            SessionEvent::Run(RunEvent::CheckpointWritten { .. }) => Severity::Info,
+            SessionEvent::StaleCheckpointsRemoved { .. } => Severity::Note,
+            SessionEvent::Run(_)
+            | SessionEvent::CheckpointSkipped(_)
+            | SessionEvent::CheckpointRemovalFailed { .. } => Severity::Warning,
+        }
+    }
+}
+
+impl fmt::Display for SessionEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionEvent::Run(e) => write!(f, "{e}"),
+            SessionEvent::CheckpointSkipped(note) => write!(f, "{note}"),
+            SessionEvent::StaleCheckpointsRemoved { count, path } => write!(
+                f,
+                "removed {count} stale checkpoint file(s) of an earlier run at {}",
+                path.display()
+            ),
+            SessionEvent::CheckpointRemovalFailed { path, error } => {
+                write!(f, "could not remove the checkpoint {}: {error}", path.display())
+            }
+        }
+    }
+}
+
+/// Receives a session's [`SessionEvent`]s (from any thread the run uses).
+pub type Events = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
+
+/// Receives progress: (steps done, total steps, Mcells/s so far).
+pub type ProgressFn = Box<dyn FnMut(usize, usize, f64) + Send>;
+
+/// Everything a run is asked to do.
+pub struct RunRequest {
+    pub scene: SceneSource,
+    /// The output file (default: `<scene stem>.<format extension>` in the current directory).
+    pub output: Option<PathBuf>,
+    /// Overwrite an existing output file.
+    pub force: bool,
+    /// Continue an interrupted or failed run from its newest valid checkpoint, appending
+    /// to its output file.
+    pub resume: bool,
+    /// Checkpoint interval or none, over the scene's `[checkpoint]` section.
+    pub checkpoint: CheckpointRequest,
+    /// Do not refuse a run whose planned output (uncompressed) exceeds the free disk space.
+    pub skip_disk_check: bool,
+    /// Most time steps per chunk (the run stops, flushes and reports between chunks).
+    pub chunk: usize,
+    pub backend: BackendChoice,
+    pub backend_options: BackendOptions,
+    /// Set to stop after the current chunk (a checkpoint is written, the output closed
+    /// as interrupted).
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Fault injection (tests).
+    pub fault: Option<Fault>,
+    pub events: Option<Events>,
+    pub progress: Option<ProgressFn>,
+}
+
+impl RunRequest {
+    /// A run of `scene` with the defaults: `auto` backend, chunks of [`DEFAULT_CHUNK`],
+    /// the scene's checkpoints, a new output file.
+    pub fn new(scene: impl Into<SceneSource>) -> RunRequest {
+        RunRequest {
+            scene: scene.into(),
+            output: None,
+            force: false,
+            resume: false,
+            checkpoint: CheckpointRequest::default(),
+            skip_disk_check: false,
+            chunk: DEFAULT_CHUNK,
+            backend: BackendChoice::Auto,
+            backend_options: BackendOptions::default(),
+            stop: None,
+            fault: None,
+            events: None,
+            progress: None,
+        }
+    }
+}
+
+fn emit(events: &Option<Events>, e: SessionEvent) {
+    if let Some(cb) = events {
+        cb(&e);
+    }
+}
+
+/// Read (or take) the scene, refuse a grid whose smallest possible host memory exceeds
+/// the available RAM before discretising allocates it (`cpu`: the run may end on the
+/// CPU backend, whose fields are in RAM too), discretise it, and refuse inputs that
+/// cannot run in f32 ([`runner::preflight`]).
+pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionError> {
+    let path = source.path().to_path_buf();
+    let scene = match source {
+        SceneSource::Path(p) => Scene::from_file(p)?,
+        SceneSource::Scene(s) => (**s).clone(),
+    };
+    if let Some(available) = resources::available_ram() {
+        let need = resources::lower_bound(&scene, cpu);
+        if need > available {
+            let fit = DoesNotFit {
+                cells: scene.domain.cells,
+                d: scene.domain.cell_size,
+                need,
+                available,
+            };
+            return Err(SessionError::GridTooLarge { path, fit });
+        }
+    }
+    let model = Model::discretize(&scene).map_err(|e| SessionError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    runner::preflight(&model).map_err(|message| SessionError::Invalid { path, message })?;
+    Ok((scene, model))
+}
+
+/// A warning when the grid has fewer than 10 cells per wavelength.
+pub fn resolution_warning(model: &Model) -> Option<String> {
+    let (f, cpw) = model.resolution?;
+    if cpw >= 10.0 {
+        return None;
+    }
+    let dmax = model.grid.d.iter().copied().fold(0.0, f64::max);
+    Some(format!(
+        "only {} cells per wavelength at {} (the highest significant source frequency, in the \
+         slowest material); FDTD needs at least 10 (20 for accurate phase): use cells of at most {}",
+        sig(cpw, 3),
+        hz(f),
+        si(dmax * cpw / 10.0, "m"),
+    ))
+}
+
+/// Where a run would go and what it would need, without allocating anything.
+#[derive(Clone, Debug)]
+pub struct BackendPlan {
+    /// `Cpu` or `Gpu`.
+    pub kind: BackendChoice,
+    /// The device and its plan; for the CPU the run's host staging is included.
+    pub target: Target,
+    /// For `auto`: what it would decide and why.
+    pub auto: Option<Auto>,
+    /// For the CPU: the plan against the available RAM.
+    pub ram: Option<RamCheck>,
+}
+
+impl BackendPlan {
+    /// Refuse a CPU plan that exceeds the available RAM.
+    pub fn require_ram(&self, model: &Model) -> Result<(), SessionError> {
+        match self.ram.and_then(|r| r.does_not_fit(model)) {
+            Some(fit) => Err(SessionError::RamDoesNotFit(fit)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The CPU engine's plan plus the run's staging, against the available RAM.
+fn cpu_plan(
+    engine: &dyn Engine,
+    model: &Model,
+    opts: &BackendOptions,
+    chunk: usize,
+) -> Result<BackendPlan, BackendError> {
+    let t = engine.plan(model, opts)?;
+    let plan = resources::with_staging(t.plan, model, chunk);
+    let ram = RamCheck::now(plan.total());
+    Ok(BackendPlan {
+        kind: BackendChoice::Cpu,
+        target: Target { plan, ..t },
+        auto: None,
+        ram: Some(ram),
+    })
+}
+
+/// Where `choice` would run `model` and its memory plan (what `fdtd check` prints), by
+/// the same rule as [`create_backend`]. A CPU plan that does not fit is returned (see
+/// [`BackendPlan::require_ram`]); a GPU asked for that cannot be used is an error.
+pub fn plan_backend(
+    engines: &[&dyn Engine],
+    model: &Model,
+    choice: BackendChoice,
+    opts: &BackendOptions,
+    chunk: usize,
+) -> Result<BackendPlan, SessionError> {
+    let cpu = |auto: Option<Auto>| -> Result<BackendPlan, SessionError> {
+        let engine = backend::find_engine(engines, BackendChoice::Cpu)?;
+        Ok(BackendPlan {
+            auto,
+            ..cpu_plan(engine, model, opts, chunk)?
+        })
+    };
+    let gpu = |target: Target, auto: Option<Auto>| BackendPlan {
+        kind: BackendChoice::Gpu,
+        target,
+        auto,
+        ram: None,
+    };
+    match choice {
+        BackendChoice::Cpu => cpu(None),
+        BackendChoice::Gpu => {
+            let engine = backend::find_engine(engines, BackendChoice::Gpu)?;
+            Ok(gpu(engine.plan(model, opts)?, None))
+        }
+        BackendChoice::Auto => match backend::auto_gpu(engines, model, opts) {
+            Ok((_, target)) => Ok(gpu(target, Some(Auto::Gpu))),
+            Err(why) => cpu(Some(Auto::Cpu(why))),
+        },
+    }
+}
+
+/// Build the backend `choice` selects ([`backend::create_with`] over `engines`), refusing
+/// the CPU backend before it allocates when its plan (with `chunk` steps of staging)
+/// exceeds the available RAM.
+pub fn create_backend(
+    engines: &[&dyn Engine],
+    model: &Arc<Model>,
+    choice: BackendChoice,
+    opts: &BackendOptions,
+    chunk: usize,
+) -> Result<Created, SessionError> {
+    backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
+        if engine.kind() == BackendChoice::Cpu {
+            cpu_plan(engine, model, opts, chunk)?.require_ram(model)?;
+        }
+        Ok(())
+    })
+}
+
+/// `<scene stem>.<extension>` in the current directory.
+pub fn default_output(scene: &Path, extension: &str) -> PathBuf {
+    let mut name = scene
+        .file_stem()
+        .map(|s| s.to_os_string())
+        .unwrap_or_else(|| "out".into());
+    name.push(".");
+    name.push(extension);
+    PathBuf::from(name)
+}
+
+/// Before any large allocation: refuse an existing output (unless `force`) and an output
+/// that cannot be created. Leaves the file system as it was.
+pub fn precheck_output(out: &Path, force: bool) -> Result<(), SessionError> {
+    if out.exists() {
+        if !force {
+            return Err(SessionError::OutputExists { path: out.into() });
+        }
+        // Writable? (Opening for writing without truncation changes nothing.)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(out)
+            .map_err(|source| SessionError::OutputNotWritable {
+                path: out.into(),
+                source,
+            })?;
+        return Ok(());
+    }
+    let dir = resources::dir_of(out);
+    if !dir.is_dir() {
+        return Err(SessionError::OutputDirMissing { path: out.into(), dir });
+    }
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(out) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(out);
+            Ok(())
+        }
+        Err(source) => Err(SessionError::OutputNotCreatable {
+            path: out.into(),
+            source,
+        }),
+    }
+}
+
+/// Whether the output `out` can be resumed by a run with `fingerprint`: `info` is what
+/// inspecting it gave (`None`: the file does not exist). Returns the file's run id.
+pub fn check_resumable(
+    out: &Path,
+    info: Option<Result<OutputInfo, OutputFailure>>,
+    fingerprint: u64,
+    checkpoints_on: bool,
+) -> Result<u64, ResumeRefusal> {
+    let path = out.to_path_buf();
+    let info = match info {
+        None => return Err(ResumeRefusal::Missing { path }),
+        Some(Err(e)) => return Err(ResumeRefusal::Unreadable(e)),
+        Some(Ok(info)) => info,
+    };
+    if info.is_complete() {
+        return Err(ResumeRefusal::Complete {
+            path,
+            steps_done: info.steps_done,
+        });
+    }
+    if info.fingerprint != Some(fingerprint) {
+        return Err(ResumeRefusal::OtherRun { path });
+    }
+    if !checkpoints_on {
+        return Err(ResumeRefusal::CheckpointsOff);
+    }
+    info.run_id.ok_or(ResumeRefusal::NoRunId { path })
+}
+
+/// How a run with `checkpoints` that stopped can continue.
+pub fn resume_advice(checkpoints: &CheckpointPolicy) -> ResumeAdvice {
+    if !checkpoints.enabled {
+        return ResumeAdvice::CheckpointsOff;
+    }
+    match runner::last_checkpoint(&checkpoints.path) {
+        Some((file, step)) => ResumeAdvice::From { file, step },
+        None => ResumeAdvice::NoCheckpointYet {
+            path: checkpoints.path.clone(),
+        },
+    }
+}
+
+/// A loaded scene and its model, ready to be checked and prepared.
+pub struct Session {
+    request: RunRequest,
+    scene: Scene,
+    model: Arc<Model>,
+}
+
+impl Session {
+    /// Stage 1: [`load`] the request's scene.
+    pub fn load(request: RunRequest) -> Result<Session, SessionError> {
+        // The GPU backend checks its own memory; everything else may end on the CPU.
+        let (scene, model) = load(&request.scene, request.backend != BackendChoice::Gpu)?;
+        Ok(Session {
+            request,
+            scene,
+            model: Arc::new(model),
+        })
+    }
+
+    pub fn request(&self) -> &RunRequest {
+        &self.request
+    }
+
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// Set the fault injection (e.g. read from the environment after loading).
+    pub fn set_fault(&mut self, fault: Option<Fault>) {
+        self.request.fault = fault;
+    }
+
+    /// Stage 2: every check before a large allocation, then the backend (from
+    /// `engines`) and the output (in `format`); see the [module docs](self).
+    pub fn prepare(self, engines: &[&dyn Engine], format: &dyn OutputFormat) -> Result<Prepared, SessionError> {
+        let Session { request, scene, model } = self;
+        let req = &request;
+        let out = req
+            .output
+            .clone()
+            .unwrap_or_else(|| default_output(req.scene.path(), format.extension()));
+        let checkpoints = CheckpointPolicy::resolve(&scene.checkpoint(), &req.checkpoint, &out);
+        let fingerprint = runner::fingerprint(&scene, &model);
+
+        // The output, before any large allocation; the format re-checks atomically.
+        let mut run_id = None;
+        if req.resume {
+            let info = out.exists().then(|| format.inspect(&out));
+            run_id = Some(
+                check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?,
+            );
+        } else {
+            precheck_output(&out, req.force)?;
+        }
+        if checkpoints.enabled {
+            let dir = resources::dir_of(&checkpoints.path);
+            if !dir.is_dir() {
+                return Err(SessionError::CheckpointDirMissing {
+                    path: checkpoints.path.clone(),
+                    dir,
+                });
+            }
+        }
+        if !req.skip_disk_check {
+            let from = if req.resume {
+                runner::last_checkpoint(&checkpoints.path).map_or(0, |(_, s)| s as usize)
+            } else {
+                0
+            };
+            let generations = if req.resume { 1 } else { 2 };
+            let ck = checkpoints.enabled.then(|| {
+                (
+                    checkpoints.path.as_path(),
+                    generations * runner::checkpoint_bytes(&model),
+                )
+            });
+            resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&model, from))
+                .map_err(SessionError::Disk)?;
+        }
+
+        let mut created = create_backend(engines, &model, req.backend, &req.backend_options, req.chunk)?;
+        let line = created.describe();
+        let (output, start) = if let Some(run_id) = run_id {
+            let ck = CheckpointOptions {
+                path: checkpoints.path.clone(),
+                interval: checkpoints.interval,
+                fingerprint,
+                run_id,
+            };
+            let (step, notes) = runner::resume_state(&model, created.backend.as_mut(), &ck).map_err(|error| {
+                SessionError::ResumeState {
+                    output: out.clone(),
+                    error,
+                }
+            })?;
+            for n in notes {
+                emit(&req.events, SessionEvent::CheckpointSkipped(n));
+            }
+            let output = format
+                .resume(&out, &scene, &model, &line, step)
+                .map_err(SessionError::Output)?;
+            (output, step)
+        } else {
+            let output = format
+                .create(&out, &scene, &model, &line, req.force)
+                .map_err(SessionError::Output)?;
+            // Checkpoints of an earlier run of this output are now meaningless.
+            if let Ok(count @ 1..) = runner::remove_checkpoints(&checkpoints.path) {
+                emit(
+                    &req.events,
+                    SessionEvent::StaleCheckpointsRemoved {
+                        count,
+                        path: checkpoints.path.clone(),
+                    },
+                );
+            }
+            (output, 0)
+        };
+        Ok(Prepared {
+            request,
+            model,
+            out,
+            checkpoints,
+            fingerprint,
+            backend: created.backend,
+            kind: created.kind,
+            description: created.description,
+            auto: created.auto,
+            output,
+            start,
+        })
+    }
+}
+
+/// A session with its backend built and its output open, ready to run.
+pub struct Prepared {
+    request: RunRequest,
+    model: Arc<Model>,
+    out: PathBuf,
+    checkpoints: CheckpointPolicy,
+    fingerprint: u64,
+    backend: Box<dyn Backend>,
+    kind: BackendChoice,
+    description: String,
+    auto: Option<Auto>,
+    output: Box<dyn Output>,
+    start: usize,
+}
+
+impl Prepared {
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// The output file.
+    pub fn output_path(&self) -> &Path {
+        &self.out
+    }
+
+    pub fn checkpoints(&self) -> &CheckpointPolicy {
+        &self.checkpoints
+    }
+
+    /// Bytes of one checkpoint of this run.
+    pub fn checkpoint_bytes(&self) -> u64 {
+        runner::checkpoint_bytes(&self.model)
+    }
+
+    /// The engine the backend runs on (`Cpu` or `Gpu`).
+    pub fn backend_kind(&self) -> BackendChoice {
+        self.kind
+    }
+
+    /// [`Backend::describe`] of the backend.
+    pub fn backend_description(&self) -> &str {
+        &self.description
+    }
+
+    /// For `auto`: what it decided and why.
+    pub fn auto(&self) -> Option<&Auto> {
+        self.auto.as_ref()
+    }
+
+    /// The step the run starts from (non-zero when resumed).
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// How the run could continue if it stopped now.
+    pub fn resume_advice(&self) -> ResumeAdvice {
+        resume_advice(&self.checkpoints)
+    }
+
+    /// Stage 3: run to the last step (or until stopped), then close the output.
+    pub fn run(self) -> Result<RunReport, SessionError> {
+        let Prepared {
+            mut request,
+            model,
+            out,
+            checkpoints,
+            fingerprint,
+            mut backend,
+            kind,
+            mut output,
+            start,
+            ..
+        } = self;
+        let events = request.events.clone();
+        let run_opts = RunOptions {
+            chunk: request.chunk,
+            stop: request.stop.clone(),
+            start,
+            checkpoint: checkpoints.enabled.then(|| CheckpointOptions {
+                path: checkpoints.path.clone(),
+                interval: checkpoints.interval,
+                fingerprint,
+                run_id: output.run_id(),
+            }),
+            fault: request.fault,
+            events: events
+                .clone()
+                .map(|cb| -> EventSink { Box::new(move |e: &RunEvent| cb(&SessionEvent::Run(e.clone()))) }),
+            ..RunOptions::default()
+        };
+        let mut progress = request.progress.take();
+        let result = runner::run(
+            &model,
+            backend.as_mut(),
+            output.as_sink(),
+            &run_opts,
+            progress.as_mut().map(|p| &mut **p as runner::Progress),
+        );
+        let summary = match result {
+            Ok(s) => s,
+            Err(error) => {
+                let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
+                let advice = match &error {
+                    RunError::Unstable(_) => None,
+                    RunError::Backend { .. } | RunError::Sink(_) => Some(resume_advice(&checkpoints)),
+                };
+                return Err(SessionError::Run(Box::new(RunFailure {
+                    error,
+                    steps: model.grid.steps,
+                    output: out,
+                    closed,
+                    advice,
+                    on_gpu: kind == BackendChoice::Gpu,
+                })));
+            }
+        };
+        let contents = output.contents();
+        let companion = output.companion();
+        output.finish(summary.outcome).map_err(SessionError::Finish)?;
+        if summary.outcome == Outcome::Finished && checkpoints.enabled {
+            // The run is complete: its checkpoints are no longer needed.
+            if let Err(e) = runner::remove_checkpoints(&checkpoints.path) {
+                emit(
+                    &events,
+                    SessionEvent::CheckpointRemovalFailed {
+                        path: checkpoints.path.clone(),
+                        error: e.to_string(),
+                    },
+                );
+            }
+        }
+        let advice = (summary.outcome == Outcome::Interrupted).then(|| resume_advice(&checkpoints));
+        Ok(RunReport {
+            mcells_per_s: summary.mcells_per_s(&model),
+            summary,
+            steps: model.grid.steps,
+            output: out,
+            contents,
+            companion,
+            advice,
+        })
+    }
+}
+
+/// How a run that was not stopped by an error ended.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub summary: RunSummary,
+    /// Steps planned.
+    pub steps: usize,
+    /// Cell updates per second over the stepping time, in millions.
+    pub mcells_per_s: f64,
+    /// The output file, closed.
+    pub output: PathBuf,
+    /// What it holds ([`Output::contents`]).
+    pub contents: Vec<String>,
+    /// Its companion file, if any ([`Output::companion`]).
+    pub companion: Option<PathBuf>,
+    /// For an interrupted run: how to continue it.
+    pub advice: Option<ResumeAdvice>,
+}
+
+impl RunReport {
+    /// [`ErrorKind::Interrupted`] for a run stopped on request, else `None`.
+    pub fn kind(&self) -> Option<ErrorKind> {
+        (self.summary.outcome == Outcome::Interrupted).then_some(ErrorKind::Interrupted)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,98 @@
+//! The output file as a session sees it: a [`Sink`] that can be created, reopened to
+//! resume, inspected and closed. The HDF5 implementation lives in `fdtd-io`
+//! (`Hdf5Format`), so that this crate needs no file-format library.
+use crate::model::Model;
+use crate::runner::{Outcome, Sink};
+use crate::scene::Scene;
+use std::path::{Path, PathBuf};
+
+/// What kind of failure an output error is (how a front end reports it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputErrorKind {
+    /// The file exists and overwriting it was not asked for.
+    Exists,
+    /// Bad input: a missing directory, a file that cannot be resumed, a bad name.
+    BadInput,
+    /// The file could not be written, read or closed.
+    Runtime,
+}
+
+/// Why the output could not be created, resumed, inspected or closed. The message
+/// names the file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OutputFailure {
+    pub kind: OutputErrorKind,
+    pub message: String,
+}
+
+impl OutputFailure {
+    pub fn new(kind: OutputErrorKind, message: impl Into<String>) -> OutputFailure {
+        OutputFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// What an existing output file says about its run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputInfo {
+    /// `running`, `complete`, `interrupted` or `failed`.
+    pub status: String,
+    pub steps_done: u64,
+    pub steps: u64,
+    /// The file's run id and run fingerprint (absent in files of older fdtd versions).
+    pub run_id: Option<u64>,
+    pub fingerprint: Option<u64>,
+}
+
+impl OutputInfo {
+    /// Whether the run that wrote it finished.
+    pub fn is_complete(&self) -> bool {
+        self.status == "complete"
+    }
+}
+
+/// An open output file of one run.
+pub trait Output: Sink {
+    /// The sink the runner writes to.
+    fn as_sink(&mut self) -> &mut dyn Sink;
+    /// The file's run id (checkpoints of this run carry it).
+    fn run_id(&self) -> u64;
+    /// What the file holds, for summaries (`/probes: rx`, `/snapshots: mid (3 frames)`).
+    fn contents(&self) -> Vec<String>;
+    /// A companion file written beside it (the XDMF description of the snapshots), if any.
+    fn companion(&self) -> Option<PathBuf>;
+    /// Record how the run ended (complete or interrupted) and close the file.
+    fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure>;
+    /// Mark the run failed with `message` and close the file.
+    fn fail(self: Box<Self>, message: &str) -> Result<(), OutputFailure>;
+}
+
+/// A kind of output file: creates, resumes and inspects [`Output`]s.
+pub trait OutputFormat {
+    /// The file name extension of a default output path (`h5`).
+    fn extension(&self) -> &str;
+    /// Read the run attributes of an existing file, without changing it.
+    fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure>;
+    /// Create `path` for a run of `model` on the backend described by `backend`
+    /// (refusing an existing file unless `force`).
+    fn create(
+        &self,
+        path: &Path,
+        scene: &Scene,
+        model: &Model,
+        backend: &str,
+        force: bool,
+    ) -> Result<Box<dyn Output>, OutputFailure>;
+    /// Reopen the file of an interrupted or failed run to continue it after `step` steps.
+    fn resume(
+        &self,
+        path: &Path,
+        scene: &Scene,
+        model: &Model,
+        backend: &str,
+        step: usize,
+    ) -> Result<Box<dyn Output>, OutputFailure>;
+}
