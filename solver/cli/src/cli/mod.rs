@@ -42,6 +42,19 @@ Exit codes:
   130  interrupted (Ctrl-C or SIGTERM); a checkpoint is written and the output
        file is closed with status \"interrupted\": continue with --resume";
 
+const VALIDATE_ABOUT: &str = "\
+Run the analytic validation suite: every case compares a run of the solver with theory \
+(cavity resonances against the Yee dispersion relation and the continuum formula, modes that \
+PMC walls admit, a Hertzian dipole's exact field, CPML reflection, discrete energy \
+conservation, Fresnel coefficients, attenuation in a lossy dielectric, source normalisation) \
+and states its bound. The scenes are built in; nothing is read from disk.
+
+Prints one row per check: case, backend, what is measured, bound, measured value, pass/FAIL, \
+Mcells/s. With both backends, each case's series on the CPU and on the GPU are also held to \
+each other (relative difference at most 5e-4).
+
+Exit code 0 when every check passes, 3 when one fails (or --backend gpu finds no usable GPU).";
+
 #[derive(Parser, Debug)]
 #[command(name = "fdtd", version, about = "Portable FDTD electromagnetic simulator", long_about = LONG_ABOUT)]
 struct Cli {
@@ -59,9 +72,9 @@ enum Command {
     Bench(BenchArgs),
     /// List the GPUs the GPU backend can use.
     Devices,
-    /// Run the analytic validation suite (cavity modes, PMC walls, Hertzian dipole, CPML
-    /// reflection, energy conservation, Fresnel, lossy media, sources) on the CPU and/or
-    /// GPU, and print each case's bound, measured value and speed.
+    /// Run the analytic validation suite on the CPU and/or GPU: bound, measured value and
+    /// speed of every check.
+    #[command(long_about = VALIDATE_ABOUT)]
     Validate(ValidateArgs),
 }
 
@@ -206,16 +219,6 @@ pub enum ValidateBackend {
 }
 
 #[derive(Args, Debug)]
-#[command(
-    long_about = "Run the analytic validation suite: every case compares a run of the solver \
-with theory (cavity resonances against the Yee dispersion relation and the continuum, PMC walls, \
-a Hertzian dipole's exact field, CPML reflection, discrete energy conservation, Fresnel \
-coefficients, attenuation in a lossy dielectric, source normalisation) and states its bound. \
-Prints one row per check: case, backend, what is measured, bound, measured value, pass/FAIL, \
-Mcells/s. With both backends, each case's series on the CPU and the GPU are also held to each \
-other (relative difference ≤ 5e-4). Exit code 0 when every check passes, 3 when one fails \
-(or --backend gpu finds no usable GPU). The scenes are built in; nothing is read from disk."
-)]
 pub struct ValidateArgs {
     /// Backends to validate.
     #[arg(long, value_enum, default_value_t = ValidateBackend::All)]
