@@ -1,14 +1,24 @@
-//! Analytic solutions and helpers shared by the validation suites in `tests/`.
+//! Analytic solutions and helpers shared by the validation suites, and the analytic
+//! cases themselves ([`cases`]).
 //!
-//! Every suite compares a run of the real solver (scene text → `Scene` → `Model` →
-//! backend) with an independent result and states its bound and why it holds.
-use fdtd::backend::{create, Backend, BackendChoice, BackendOptions};
-use fdtd::model::Model;
-use fdtd::runner::{run, MemorySink, RunOptions};
-use fdtd::scene::Scene;
-use fdtd::C0;
+//! Every case compares a run of the real solver (scene text → `Scene` → `Model` →
+//! backend) with an independent result and states its bound and why it holds. The
+//! cases are library functions that run on any backend: `cargo test` instantiates each
+//! on the CPU and on the GPU (`tests/*.rs`, through [`backend_tests!`]), and
+//! `fdtd validate` runs them from the binary.
+//!
+//! This crate depends on `fdtd-core`, `fdtd-cpu` and `fdtd-gpu`, not on the `fdtd`
+//! facade, so that the `fdtd` binary can depend on it.
+use fdtd_core::backend::{Backend, BackendChoice, BackendOptions};
+use fdtd_core::model::Model;
+use fdtd_core::runner::{run, MemorySink, RunOptions};
+use fdtd_core::scene::Scene;
+use fdtd_core::C0;
 use std::f64::consts::PI;
 use std::sync::Arc;
+
+pub mod cases;
+pub mod suite;
 
 /// Parse scene text (panics with the parser's message: tests want the message).
 pub fn scene(text: &str) -> Scene {
@@ -18,7 +28,9 @@ pub fn scene(text: &str) -> Scene {
 /// Discretise and run a scene on a backend, keeping all samples in memory.
 pub fn run_scene(text: &str, choice: BackendChoice) -> (Arc<Model>, MemorySink) {
     let model = Arc::new(Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")));
-    let (mut backend, _) = create(model.clone(), choice, &BackendOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (mut backend, _) =
+        fdtd_core::backend::create(&cases::engines(), model.clone(), choice, &BackendOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
     let sink = run_model(&model, backend.as_mut());
     (model, sink)
 }
@@ -52,14 +64,29 @@ pub fn cavity_mode_yee(size: [f64; 3], mode: [u32; 3], d: [f64; 3], dt: f64) -> 
 
 /// Magnitude of the Blackman–Harris-windowed DTFT of `x` (sampled every `dt`) at `f`.
 pub fn windowed_dtft(x: &[f64], dt: f64, f: f64) -> f64 {
+    dtft(&windowed(x), dt, f)
+}
+
+/// `x` times the Blackman–Harris window, sample by sample.
+fn windowed(x: &[f64]) -> Vec<f64> {
     let n = x.len();
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let t = i as f64 / (n - 1) as f64 * 2.0 * PI;
+            let w = 0.35875 - 0.48829 * t.cos() + 0.14128 * (2.0 * t).cos() - 0.01168 * (3.0 * t).cos();
+            w * v
+        })
+        .collect()
+}
+
+/// Magnitude of the DTFT of `x` (already windowed) at `f`.
+fn dtft(xw: &[f64], dt: f64, f: f64) -> f64 {
     let (mut re, mut im) = (0.0, 0.0);
-    for (i, &v) in x.iter().enumerate() {
-        let t = i as f64 / (n - 1) as f64 * 2.0 * PI;
-        let w = 0.35875 - 0.48829 * t.cos() + 0.14128 * (2.0 * t).cos() - 0.01168 * (3.0 * t).cos();
+    for (i, &wv) in xw.iter().enumerate() {
         let ph = 2.0 * PI * f * i as f64 * dt;
-        re += w * v * ph.cos();
-        im -= w * v * ph.sin();
+        re += wv * ph.cos();
+        im -= wv * ph.sin();
     }
     (re * re + im * im).sqrt()
 }
@@ -69,6 +96,9 @@ pub fn windowed_dtft(x: &[f64], dt: f64, f: f64) -> f64 {
 /// undamped sinusoids whose lines are a few bins apart, the Blackman–Harris sidelobes
 /// (−92 dB) leave a bias far below 1e-6 relative.
 pub fn spectral_peak(x: &[f64], dt: f64, lo: f64, hi: f64) -> f64 {
+    // The window once (the same products as `windowed_dtft` computes each time).
+    let x = &windowed(x)[..];
+    let windowed_dtft = |x: &[f64], dt: f64, f: f64| dtft(x, dt, f);
     let n = 400;
     let mut best = (lo, 0.0);
     for i in 0..=n {
@@ -118,7 +148,7 @@ pub fn dipole_e(r: [f64; 3], t: f64, moment: &dyn Fn(f64) -> f64, charge: &dyn F
     let p = charge(tau);
     let pd = moment(tau);
     let pdd = (moment(tau + h) - moment(tau - h)) / (2.0 * h);
-    let k = 1.0 / (4.0 * PI * fdtd::EPS0);
+    let k = 1.0 / (4.0 * PI * fdtd_core::EPS0);
     // p = p·ẑ, so r̂·p = p·u_z.
     let mut e = [0.0; 3];
     for (i, ei) in e.iter_mut().enumerate() {

@@ -184,6 +184,7 @@ fn usage_errors_exit_2_and_help_lists_exit_codes() {
     for code in ["0 ", "2 ", "3 ", "4 ", "130 "] {
         assert!(h.contains(&format!("  {code}")), "exit code {code} not in help:\n{h}");
     }
+    assert!(h.contains("validate"), "validate not in help:\n{h}");
 }
 
 #[test]
@@ -236,6 +237,88 @@ fn an_unusable_gpu_is_an_error_not_a_fallback() {
         "{stderr}"
     );
     assert!(!dir.path().join("dip.h5").exists());
+}
+
+/// `fdtd validate --backend cpu --quick`: the analytic suite from the binary, run from an
+/// empty directory (the scenes are built in), one table row per check, exit code 0.
+#[test]
+fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let out = fdtd(dir.path(), &["validate", "--backend", "cpu", "--quick"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    println!("{stdout}\n{:.1} s", start.elapsed().as_secs_f64());
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("case "))
+        .unwrap_or_else(|| panic!("no table header in:\n{stdout}"));
+    for col in ["case", "backend", "check", "bound", "measured", "result", "Mcells/s"] {
+        assert!(header.contains(col), "column {col} missing: {header}");
+    }
+    // Every case has a CPU row that passed, with a speed; no GPU row, no failure.
+    for case in [
+        "cavity-pec",
+        "cavity-pmc",
+        "dipole",
+        "cpml-reflection",
+        "cpml-thin",
+        "energy",
+        "fresnel",
+        "lossy",
+        "source-current",
+        "source-hard",
+    ] {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(case))
+            .unwrap_or_else(|| panic!("no row for {case} in:\n{stdout}"));
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cols[1], "cpu", "{row}");
+        assert_eq!(cols[cols.len() - 2], "pass", "{row}");
+        let speed: f64 = cols[cols.len() - 1]
+            .parse()
+            .unwrap_or_else(|_| panic!("Mcells/s in {row}"));
+        assert!(speed > 0.0, "{row}");
+    }
+    assert!(
+        stdout.contains("≤ 2.00e-4") && stdout.contains("≤ -60.0 dB"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("FAIL") && !stdout.contains(" gpu "), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("all ") && l.contains("checks passed")),
+        "{stdout}"
+    );
+}
+
+/// `--backend gpu` without a usable GPU (an adapter that does not exist) is exit code 3
+/// with the reason, not a silent CPU run.
+#[test]
+fn validate_on_an_unusable_gpu_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fdtd(
+        dir.path(),
+        &[
+            "validate",
+            "--backend",
+            "gpu",
+            "--device",
+            "no-such-adapter-anywhere",
+            "--quick",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{}\n{stderr}", text(&out.stdout));
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("error: --backend gpu") && l.contains("no usable GPU")),
+        "{stderr}"
+    );
+    assert!(!text(&out.stdout).contains("case "), "no table without a GPU");
 }
 
 #[test]
