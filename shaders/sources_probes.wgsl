@@ -1,5 +1,5 @@
-// Point sources and probe sampling. Mirrors `backend/cpu/mod.rs::apply_sources` and
-// the probe loop at the end of `step_one`.
+// Point sources and probe sampling. Mirrors the CPU backend's `lib.rs::apply_sources`
+// and the probe loop at the end of `lib.rs::step_one` (crate fdtd-cpu, solver/cpu/src/).
 //
 // Per-step values come from the step record (a uniform bound with a dynamic offset,
 // one record per step of the submission) and from `values`, the host-evaluated
@@ -7,14 +7,7 @@
 
 override WG: u32 = 64u;
 
-struct Step {
-    // Step within this submission, global step n, first step of the submission,
-    // number of model sources (row length of `values`).
-    s: u32,
-    n: u32,
-    n0: u32,
-    ns: u32,
-}
+// Step, Source and Probe (the step record and table rows): in prelude.wgsl.
 
 @group(1) @binding(0) var<uniform> step: Step;
 
@@ -24,9 +17,8 @@ struct Step {
 @group(0) @binding(3) var<storage, read_write> hx: array<f32>;
 @group(0) @binding(4) var<storage, read_write> hy: array<f32>;
 @group(0) @binding(5) var<storage, read_write> hz: array<f32>;
-// Sources of this piece and phase (magnetic or electric), in model order:
-// (component 0..5, local index, kind 0 = soft current / 1 = hard, model source index).
-@group(0) @binding(6) var<storage, read> sources: array<vec4<u32>>;
+// Sources of this piece and phase (magnetic or electric), in model order.
+@group(0) @binding(6) var<storage, read> sources: array<Source>;
 @group(0) @binding(7) var<storage, read> values: array<f32>;
 
 // One thread applies every source of the list in order, like the CPU loop, so two
@@ -36,10 +28,10 @@ fn apply_sources() {
     let count = arrayLength(&sources);
     for (var q = 0u; q < count; q++) {
         let e = sources[q];
-        let l = e.y;
-        let v = values[step.s * step.ns + e.w];
-        let hard = e.z == 1u;
-        switch e.x {
+        let l = e.index;
+        let v = values[step.s * step.ns + e.source];
+        let hard = e.kind == 1u;
+        switch e.component {
             case 0u: {
                 ex[l] = select(ex[l] + v, v, hard);
             }
@@ -62,9 +54,9 @@ fn apply_sources() {
     }
 }
 
-// Probe samples of this piece: (component, local index, every, base of the sample's
-// slots in `out`). Slot = how many times this sample was due since step n0, minus one.
-@group(0) @binding(8) var<storage, read> probes: array<vec4<u32>>;
+// Probe samples of this piece. Slot (after the sample's `base` in `out`) = how many
+// times this sample was due since step n0, minus one.
+@group(0) @binding(8) var<storage, read> probes: array<Probe>;
 @group(0) @binding(9) var<storage, read_write> out: array<f32>;
 @group(0) @binding(10) var<storage, read> fx: array<f32>;
 @group(0) @binding(11) var<storage, read> fy: array<f32>;
@@ -80,14 +72,14 @@ fn sample_probes(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let e = probes[q];
-    let every = e.z;
+    let every = e.every;
     if ((step.n + 1u) % every != 0u) {
         return;
     }
     let slot = (step.n + 1u) / every - step.n0 / every - 1u;
-    let l = e.y;
+    let l = e.index;
     var v: f32;
-    switch e.x {
+    switch e.component {
         case 0u: {
             v = fx[l];
         }
@@ -107,5 +99,5 @@ fn sample_probes(@builtin(global_invocation_id) gid: vec3<u32>) {
             v = gz[l];
         }
     }
-    out[e.w + slot] = v;
+    out[e.base + slot] = v;
 }
