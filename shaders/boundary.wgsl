@@ -1,5 +1,5 @@
 // E samples on the domain's face planes, and periodic copies along y and z.
-// Mirrors `backend/cpu/boundary.rs`.
+// Mirrors the CPU backend's `boundary.rs` (crate fdtd-cpu, solver/cpu/src/).
 //
 // An E component is tangential to the four faces normal to its two other axes. On PEC
 // faces (and on the PEC wall behind a CPML) those samples stay zero. On PMC and
@@ -11,8 +11,9 @@
 //             so only the low plane is computed.
 //
 // One dispatch ("face job") covers one face plane of one E component on one piece,
-// exactly the sample set of one iteration of the CPU's `update_e_faces` loops: E_a on
-// the plane p[t] = plane, with p[a] in [ra0, ra0 + wa) and p[u] in [ru0, ...).
+// exactly the sample set of one (a, t, plane) iteration of `boundary.rs::faces_slab`'s
+// loops (cut to the piece's x planes): E_a on the plane p[t] = plane, with p[a] in
+// [ra0, ra0 + wa) and p[u] in [ru0, ...).
 // Along x a periodic image of -1 is not wrapped: every piece's ghost plane below its
 // first owned plane holds H there, and for the first piece that is a copy of H[nx-1].
 
@@ -23,39 +24,7 @@ const PMC: u32 = 1u;
 const PERIODIC: u32 = 2u;
 const CPML: u32 = 3u;
 
-struct FaceJob {
-    n: vec4<u32>,
-    // Face kinds (FaceKind::code) of x-, x+, y-, y+ and z-, z+.
-    faces0: vec4<u32>,
-    faces1: vec4<u32>,
-    inv_d: vec4<f32>,
-    // E component a, the plane's normal axis t and the other tangential axis u.
-    a: u32,
-    t: u32,
-    u: u32,
-    plane: u32,
-    ra0: u32,
-    wa: u32,
-    ru0: u32,
-    count: u32,
-    // Piece: first owned x plane; local strides; threads per dispatch row.
-    i0: u32,
-    sx: u32,
-    sy: u32,
-    stride: u32,
-}
-
-struct Periodic {
-    // 1 = y, 2 = z.
-    axis: u32,
-    ny: u32,
-    nz: u32,
-    sx: u32,
-    sy: u32,
-    count: u32,
-    stride: u32,
-    _pad: u32,
-}
+// FaceJob and Periodic (the parameter blocks), MIXED and half: in prelude.wgsl.
 
 @group(0) @binding(0) var<uniform> job: FaceJob;
 @group(0) @binding(1) var<storage, read_write> ex: array<f32>;
@@ -69,10 +38,6 @@ struct Periodic {
 @group(0) @binding(9) var<storage, read> mat_ez: array<u32>;
 @group(0) @binding(10) var<storage, read> coef: array<vec2<f32>>;
 @group(0) @binding(11) var<uniform> per: Periodic;
-
-fn half(word: u32, l: u32) -> u32 {
-    return (word >> ((l & 1u) * 16u)) & 0xffffu;
-}
 
 fn face_kind(f: u32) -> u32 {
     if (f < 4u) {

@@ -1,5 +1,5 @@
 // Plane copies and box gathers (no CPU counterpart: the CPU keeps one array per
-// component, the GPU cuts the grid into x slabs ("pieces", backend/gpu/layout.rs)).
+// component, the GPU cuts the grid into x slabs ("pieces", solver/gpu/src/layout.rs)).
 //
 // * copy_between: `count` floats from one buffer to another. Used for ghost planes
 //   (H plane below a piece's first plane, E plane above its last one) and for the
@@ -10,20 +10,9 @@
 
 override WG: u32 = 256u;
 
-struct Copy {
-    src_off: u32,
-    dst_off: u32,
-    count: u32,
-    // Threads per dispatch row (gid.y stride).
-    stride: u32,
-    // gather only: the box's (y, z) widths and the piece's local strides.
-    wy: u32,
-    wz: u32,
-    sx: u32,
-    sy: u32,
-}
+// CopyJob (the parameter block): in prelude.wgsl.
 
-@group(0) @binding(0) var<uniform> cp: Copy;
+@group(0) @binding(0) var<uniform> cp: CopyJob;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(3) var<storage, read_write> buf: array<f32>;

@@ -1,14 +1,14 @@
 // E^{n+1} from H^{n+1/2} on interior samples (those off every face plane they are
-// tangential to), with the CPML corrections to E fused in. Mirrors
-// `backend/cpu/update.rs::update_e` followed by `backend/cpu/cpml.rs::correct_slab`
-// for the E passes (same ranges, same float expression order):
+// tangential to), with the CPML corrections to E fused in. Mirrors the CPU backend
+// (crate fdtd-cpu, solver/cpu/src/): `update.rs::e_slab` followed by
+// `cpml.rs::correct_slab` for the E passes (same ranges, same float expression order):
 //
 //   Ex[i,j,k] = ca*Ex + cb*((Hz[i,j,k]-Hz[i,j-1,k])/dy - (Hy[i,j,k]-Hy[i,j,k-1])/dz)  i<nx, 0<j<ny, 0<k<nz
 //   Ey[i,j,k] = ca*Ey + cb*((Hx[i,j,k]-Hx[i,j,k-1])/dz - (Hz[i,j,k]-Hz[i-1,j,k])/dx)  0<i<nx, j<ny, 0<k<nz
 //   Ez[i,j,k] = ca*Ez + cb*((Hy[i,j,k]-Hy[i-1,j,k])/dx - (Hx[i,j,k]-Hx[i,j-1,k])/dy)  0<i<nx, 0<j<ny, k<nz
 //
 // then, for a sample inside the CPML layer normal to axis a and inside the box of
-// samples the CPML corrects (`g.lo`/`g.hi`: the CPU's `e_range`, which also holds PMC
+// samples the CPML corrects (`g.lo`/`g.hi`: `cpml.rs::e_range`, which also holds PMC
 // and periodic face-plane samples), layers in model order (x, y, z):
 //
 //   psi = b[t]*psi + a[t]*d;   E += sgn*cb*((1/kappa - 1)[t]*d + psi)
@@ -20,49 +20,11 @@
 //
 // Local index (i - i0 + 1)*sx + j*sy + k as in update_h.wgsl; the ghost plane i0-1
 // holds a copy of H there (Hy, Hz), so `l - sx` is valid for every owned plane. Every
-// load comes first, as in update_h.wgsl.
+// load comes first, as in update_h.wgsl. Declared in prelude.wgsl and cpml.wgsl as for
+// update_h.wgsl.
 
 override WG_X: u32 = 128u;
 override WG_Y: u32 = 1u;
-
-const MIXED: u32 = 0xffffffffu;
-const NONE: u32 = 6u;
-
-// See update_h.wgsl.
-struct Layer {
-    first: u32,
-    len: u32,
-    x0: u32,
-    psx: u32,
-    psy: u32,
-    base: u32,
-    prof: u32,
-    _pad: u32,
-}
-
-struct Cpml {
-    s0: f32,
-    s1: f32,
-}
-
-struct Grid {
-    nx: u32,
-    ny: u32,
-    nz: u32,
-    i0: u32,
-    planes: u32,
-    sx: u32,
-    sy: u32,
-    _pad0: u32,
-    inv_dx: f32,
-    inv_dy: f32,
-    inv_dz: f32,
-    _pad1: f32,
-    // Box of samples of Ex, Ey, Ez the CPML corrects (exclusive ends).
-    lo: array<vec4<u32>, 3>,
-    hi: array<vec4<u32>, 3>,
-    lay: array<Layer, 6>,
-}
 
 @group(0) @binding(0) var<uniform> g: Grid;
 @group(0) @binding(1) var<storage, read_write> ex: array<f32>;
@@ -81,44 +43,6 @@ struct Grid {
 // CPML psi of the E passes: slot 0 (E_{a+1}) and slot 1 (E_{a+2}) of every layer.
 @group(0) @binding(12) var<storage, read_write> psi0: array<f32>;
 @group(0) @binding(13) var<storage, read_write> psi1: array<f32>;
-
-fn half(word: u32, l: u32) -> u32 {
-    return (word >> ((l & 1u) * 16u)) & 0xffffu;
-}
-
-fn find(axis: u32, c: u32) -> u32 {
-    let f = 2u * axis;
-    if (c - g.lay[f].first < g.lay[f].len) {
-        return f;
-    }
-    if (c - g.lay[f + 1u].first < g.lay[f + 1u].len) {
-        return f + 1u;
-    }
-    return NONE;
-}
-
-// Index of (i, j, k) in layer f's psi arrays (normal to `axis`), and of its profile
-// values in `tab` (b at .y, a at .y + len, 1/kappa - 1 at .y + 2*len).
-fn at(f: u32, axis: u32, i: u32, j: u32, k: u32) -> vec2<u32> {
-    let ly = g.lay[f];
-    var q = vec3<u32>(i, j, k);
-    q[axis] -= ly.first;
-    return vec2<u32>(ly.base + (i - ly.x0) * ly.psx + q.y * ly.psy + q.z, ly.prof + q[axis]);
-}
-
-// psi of layer f (normal to `axis`) at (i, j, k), both slots; zeros for NONE. Both are
-// loaded whether or not their target sample is corrected (the index stays inside the
-// layer's arrays, which cover every sample of the layer).
-fn prep(f: u32, axis: u32, i: u32, j: u32, k: u32) -> Cpml {
-    var r = Cpml(0.0, 0.0);
-    if (f == NONE) {
-        return r;
-    }
-    let p = at(f, axis, i, j, k).x;
-    r.s0 = psi0[p];
-    r.s1 = psi1[p];
-    return r;
-}
 
 // Whether (i, j, k) is in the CPML box of E component c.
 fn in_box(c: u32, p: vec3<u32>) -> bool {

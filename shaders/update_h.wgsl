@@ -1,7 +1,7 @@
 // H^{n+1/2} from E^n on every H sample that has all its E neighbours, with the CPML
-// corrections to H fused in. Mirrors `backend/cpu/update.rs::update_h` followed by
-// `backend/cpu/cpml.rs::correct_slab` for the H passes (same ranges, same float
-// expression order):
+// corrections to H fused in. Mirrors the CPU backend (crate fdtd-cpu, solver/cpu/src/):
+// `update.rs::h_slab` followed by `cpml.rs::correct_slab` for the H passes (same
+// ranges, same float expression order):
 //
 //   Hx[i,j,k] -= db*((Ez[i,j+1,k]-Ez[i,j,k])/dy - (Ey[i,j,k+1]-Ey[i,j,k])/dz)  i<=nx, j<ny, k<nz
 //   Hy[i,j,k] -= db*((Ex[i,j,k+1]-Ex[i,j,k])/dz - (Ez[i+1,j,k]-Ez[i,j,k])/dx)  i<nx, j<=ny, k<nz
@@ -17,7 +17,7 @@
 // along a minus the layer's first H index. The layers' H ranges lie inside the bulk
 // ranges above, so every corrected sample is a bulk sample of the same thread.
 //
-// Memory layout (see backend/gpu/layout.rs): the grid is cut into slabs ("pieces") of
+// Memory layout (see solver/gpu/src/layout.rs): the grid is cut into slabs ("pieces") of
 // whole x planes. A piece's field buffer holds its owned planes i0 .. i0+planes-1 plus
 // one ghost plane on each side, so global (i, j, k) is at local index
 // (i - i0 + 1)*sx + j*sy + k. The ghost plane i0+planes holds a copy of E there.
@@ -33,56 +33,11 @@
 // 8 %). The small profile tables (cached) are read where they are used: loading them
 // early as well kept more registers live and made update_e 14 % slower.
 
+// Declared in prelude.wgsl (prepended): Grid, Layer, MIXED, half; in cpml.wgsl (between
+// the two): NONE, Cpml, find, at, prep.
+
 override WG_X: u32 = 128u;
 override WG_Y: u32 = 1u;
-
-const MIXED: u32 = 0xffffffffu;
-// No layer on this axis holds the sample.
-const NONE: u32 = 6u;
-
-// A CPML layer as seen by one piece. Index 2*axis + high; len = 0: no layer there.
-struct Layer {
-    // First profiled index along the layer's axis, number of profiled samples.
-    first: u32,
-    len: u32,
-    // psi arrays of this layer on this piece: first global x plane they hold, and
-    // their strides along x and y (z is contiguous), as in the CPU layout.
-    x0: u32,
-    psx: u32,
-    psy: u32,
-    // Offset of this layer's arrays in psi0 and psi1 (floats; the same in both).
-    base: u32,
-    // Offset of the profile (b[len], a[len], (1/kappa - 1)[len]) in `tab`.
-    prof: u32,
-    _pad: u32,
-}
-
-// psi of both slots of the layer on one axis at one sample (loaded with the fields).
-struct Cpml {
-    s0: f32,
-    s1: f32,
-}
-
-struct Grid {
-    nx: u32,
-    ny: u32,
-    nz: u32,
-    // Global x index of the piece's first owned plane, and how many planes it owns.
-    i0: u32,
-    planes: u32,
-    // Strides of the local flat index along x and y (z is contiguous).
-    sx: u32,
-    sy: u32,
-    _pad0: u32,
-    inv_dx: f32,
-    inv_dy: f32,
-    inv_dz: f32,
-    _pad1: f32,
-    // E kernel only: box of samples of Ex, Ey, Ez the CPML corrects (exclusive ends).
-    lo: array<vec4<u32>, 3>,
-    hi: array<vec4<u32>, 3>,
-    lay: array<Layer, 6>,
-}
 
 @group(0) @binding(0) var<uniform> g: Grid;
 @group(0) @binding(1) var<storage, read> ex: array<f32>;
@@ -102,45 +57,6 @@ struct Grid {
 // CPML psi of the H passes: slot 2 (H_{a+1}) and slot 3 (H_{a+2}) of every layer.
 @group(0) @binding(12) var<storage, read_write> psi0: array<f32>;
 @group(0) @binding(13) var<storage, read_write> psi1: array<f32>;
-
-fn half(word: u32, l: u32) -> u32 {
-    return (word >> ((l & 1u) * 16u)) & 0xffffu;
-}
-
-// The layer on `axis` that holds index c, or NONE.
-fn find(axis: u32, c: u32) -> u32 {
-    let f = 2u * axis;
-    if (c - g.lay[f].first < g.lay[f].len) {
-        return f;
-    }
-    if (c - g.lay[f + 1u].first < g.lay[f + 1u].len) {
-        return f + 1u;
-    }
-    return NONE;
-}
-
-// Index of (i, j, k) in layer f's psi arrays (normal to `axis`), and of its profile
-// values in `tab` (b at .y, a at .y + len, 1/kappa - 1 at .y + 2*len).
-fn at(f: u32, axis: u32, i: u32, j: u32, k: u32) -> vec2<u32> {
-    let ly = g.lay[f];
-    var q = vec3<u32>(i, j, k);
-    q[axis] -= ly.first;
-    return vec2<u32>(ly.base + (i - ly.x0) * ly.psx + q.y * ly.psy + q.z, ly.prof + q[axis]);
-}
-
-// psi of layer f (normal to `axis`) at (i, j, k), both slots; zeros for NONE. Both are
-// loaded whether or not their target sample is corrected (the index stays inside the
-// layer's arrays, which cover every sample of the layer).
-fn prep(f: u32, axis: u32, i: u32, j: u32, k: u32) -> Cpml {
-    var r = Cpml(0.0, 0.0);
-    if (f == NONE) {
-        return r;
-    }
-    let p = at(f, axis, i, j, k).x;
-    r.s0 = psi0[p];
-    r.s1 = psi1[p];
-    return r;
-}
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {

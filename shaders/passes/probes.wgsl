@@ -1,29 +1,8 @@
 // Probe sampling (`solver/core/src/passes/probes.rs`), with the point-pass ABI of
 // `solver/core/src/pass.rs`. Records: (component 0..5, local index, every, output
 // stream). Stream q's samples of a submission go to out[q * SLOTS + slot], slot = how
-// many times the stream was due since step n0, minus one.
-
-override WG: u32 = 64u;
-// Output slots per stream (the GPU backend's steps per submission, at most).
-override SLOTS: u32 = 64u;
-
-struct Step {
-    s: u32,
-    n: u32,
-    n0: u32,
-    ns: u32,
-}
-
-@group(1) @binding(0) var<uniform> step: Step;
-
-@group(0) @binding(0) var<storage, read_write> ex: array<f32>;
-@group(0) @binding(1) var<storage, read_write> ey: array<f32>;
-@group(0) @binding(2) var<storage, read_write> ez: array<f32>;
-@group(0) @binding(3) var<storage, read_write> hx: array<f32>;
-@group(0) @binding(4) var<storage, read_write> hy: array<f32>;
-@group(0) @binding(5) var<storage, read_write> hz: array<f32>;
-@group(0) @binding(6) var<storage, read> records: array<vec4<u32>>;
-@group(0) @binding(8) var<storage, read_write> out: array<f32>;
+// many times the stream was due since step n0, minus one. The bindings, `step`, WG and
+// SLOTS are declared in passes/abi.wgsl.
 
 @compute @workgroup_size(WG, 1, 1)
 fn sample_probes(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -1,27 +1,8 @@
 // Point sources (`solver/core/src/passes/sources.rs`), with the point-pass ABI of
 // `solver/core/src/pass.rs`. Records: (component 0..5, local index, 1 = hard / 0 =
 // soft, model source index). `values` holds the host-evaluated source values of the
-// submission, [step][model source] (Model::source_values).
-
-struct Step {
-    // Step within this submission, global step n, first step of the submission,
-    // number of model sources (row length of `values`).
-    s: u32,
-    n: u32,
-    n0: u32,
-    ns: u32,
-}
-
-@group(1) @binding(0) var<uniform> step: Step;
-
-@group(0) @binding(0) var<storage, read_write> ex: array<f32>;
-@group(0) @binding(1) var<storage, read_write> ey: array<f32>;
-@group(0) @binding(2) var<storage, read_write> ez: array<f32>;
-@group(0) @binding(3) var<storage, read_write> hx: array<f32>;
-@group(0) @binding(4) var<storage, read_write> hy: array<f32>;
-@group(0) @binding(5) var<storage, read_write> hz: array<f32>;
-@group(0) @binding(6) var<storage, read> records: array<vec4<u32>>;
-@group(0) @binding(7) var<storage, read> values: array<f32>;
+// submission, [step][model source] (Model::source_values). The bindings and `step`
+// are declared in passes/abi.wgsl.
 
 // One thread applies every source of the list in order, like the CPU loop, so two
 // sources on one sample add up in the same order.

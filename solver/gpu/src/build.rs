@@ -1,8 +1,8 @@
 //! Allocation of every buffer and the per-step list of dispatches.
 //!
-//! Everything a step needs is prepared once: one uniform parameter block and one bind
-//! group per dispatch, in the order of the model's schedule (`fdtd_core::schedule`),
-//! which the CPU backend follows too:
+//! Everything a step needs is prepared once: one uniform parameter block (a type of
+//! [`crate::params`]) and one bind group per dispatch, in the order of the model's
+//! schedule (`fdtd_core::schedule`), which the CPU backend follows too:
 //!
 //! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); AfterH passes
 //!    (magnetic sources); H ghost planes (and the periodic-x image of H[nx−1]).
@@ -12,6 +12,7 @@
 //! 3. EndOfStep passes (probes).
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
+use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
 use fdtd_core::model::{FaceKind, Model};
 use fdtd_core::pass::Hook;
 use wgpu::util::DeviceExt;
@@ -101,10 +102,6 @@ pub fn linear(count: usize, wg: u32, max_dim: u32) -> ([u32; 3], u32) {
     ([x as u32, y as u32, 1], x as u32 * wg)
 }
 
-fn f(x: f32) -> u32 {
-    x.to_bits()
-}
-
 fn u(x: usize) -> u32 {
     u32::try_from(x).expect("index fits in u32 (guaranteed by the slab layout)")
 }
@@ -147,10 +144,12 @@ impl Builder<'_> {
         )
     }
 
-    fn params(&mut self, words: &[u32]) -> wgpu::Buffer {
-        let bytes = (4 * words.len()).next_multiple_of(16).max(PARAM_BYTES as usize);
+    /// A uniform buffer holding parameter block `p` (at least [`PARAM_BYTES`]).
+    fn params<P: bytemuck::Pod>(&mut self, p: &P) -> wgpu::Buffer {
+        let raw = bytemuck::bytes_of(p);
+        let bytes = raw.len().next_multiple_of(16).max(PARAM_BYTES as usize);
         let mut data = vec![0u8; bytes];
-        data[..4 * words.len()].copy_from_slice(bytemuck::cast_slice(words));
+        data[..raw.len()].copy_from_slice(raw);
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("kernel parameters"),
             contents: &data,
@@ -158,11 +157,12 @@ impl Builder<'_> {
         })
     }
 
-    fn bind(&self, k: Kernel, entries: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    /// The bind group of one dispatch of `k`: buffers by WGSL variable name.
+    fn bind(&self, k: Kernel, entries: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
         let e: Vec<wgpu::BindGroupEntry> = entries
             .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry {
-                binding,
+            .map(|&(name, b)| wgpu::BindGroupEntry {
+                binding: k.binding(name),
                 resource: b.as_entire_binding(),
             })
             .collect();
@@ -173,20 +173,20 @@ impl Builder<'_> {
         })
     }
 
-    /// A linear-kernel op with its own parameter block.
-    fn linear_op(
+    /// A linear-kernel op with its own parameter block `params`, bound to the WGSL
+    /// variable `param` (its `stride` is set here).
+    fn linear_op<P: Linear>(
         &mut self,
         k: Kernel,
         count: usize,
-        mut words: Vec<u32>,
-        stride_at: usize,
-        bufs: &[(u32, &wgpu::Buffer)],
-        param_binding: u32,
+        mut params: P,
+        bufs: &[(&str, &wgpu::Buffer)],
+        param: &str,
     ) -> Op {
         let (groups, stride) = linear(count, Kernels::linear_wg(k, self.shapes), self.max_dim);
-        words[stride_at] = stride;
-        let pb = self.params(&words);
-        let mut entries: Vec<(u32, &wgpu::Buffer)> = vec![(param_binding, &pb)];
+        params.set_stride(stride);
+        let pb = self.params(&params);
+        let mut entries: Vec<(&str, &wgpu::Buffer)> = vec![(param, &pb)];
         entries.extend_from_slice(bufs);
         let bg = self.bind(k, &entries);
         self.keep.push(pb);
@@ -201,11 +201,16 @@ impl Builder<'_> {
 
     /// Copy `count` floats between (or within) field buffers.
     fn copy_op(&mut self, src: &wgpu::Buffer, src_off: usize, dst: &wgpu::Buffer, dst_off: usize, count: usize) -> Op {
-        let words = vec![u(src_off), u(dst_off), u(count), 0, 0, 0, 0, 0];
+        let job = CopyJob {
+            src_off: u(src_off),
+            dst_off: u(dst_off),
+            count: u(count),
+            ..Default::default()
+        };
         if src == dst {
-            self.linear_op(Kernel::CopyWithin, count, words, 3, &[(3, dst)], 0)
+            self.linear_op(Kernel::CopyWithin, count, job, &[("buf", dst)], "cp")
         } else {
-            self.linear_op(Kernel::CopyBetween, count, words, 3, &[(1, src), (2, dst)], 0)
+            self.linear_op(Kernel::CopyBetween, count, job, &[("src", src), ("dst", dst)], "cp")
         }
     }
 }
@@ -282,8 +287,11 @@ pub fn build(
     let coef_e = b.storage_init("coefs.e", bytemuck::cast_slice(&coef_e));
     let tab_e = b.storage_init("coefs.e + CPML E profiles", bytemuck::cast_slice(&tab_e));
     let tab_h = b.storage_init("coefs.h + CPML H profiles", bytemuck::cast_slice(&tab_h));
-    // Box of E samples the CPML corrects, per component (the schedule's).
+    // Box of E samples the CPML corrects, per component (the schedule's): `lo`, `hi` of
+    // update_e's parameters.
     let e_box = model.schedule.e_box;
+    let e_lo = e_box.map(|bx| [u(bx[0].0), u(bx[1].0), u(bx[2].0), 0]);
+    let e_hi = e_box.map(|bx| [u(bx[0].1), u(bx[1].1), u(bx[2].1), 0]);
 
     // Per-piece arrays.
     let mut fields = Vec::with_capacity(np);
@@ -313,33 +321,26 @@ pub fn build(
         let re = b.storage_init("row flags E", bytemuck::cast_slice(&rows_of(0..3)));
         let rh = b.storage_init("row flags H", bytemuck::cast_slice(&rows_of(3..6)));
         rows.push([re, rh]);
-        let header = [
-            u(nx),
-            u(ny),
-            u(nz),
-            u(piece.i0),
-            u(piece.planes),
-            u(sx),
-            u(sy),
-            0,
-            f(idx),
-            f(idy),
-            f(idz),
-            0,
-        ];
+        let grid = Grid {
+            nx: u(nx),
+            ny: u(ny),
+            nz: u(nz),
+            i0: u(piece.i0),
+            planes: u(piece.planes),
+            sx: u(sx),
+            sy: u(sy),
+            inv_dx: idx,
+            inv_dy: idy,
+            inv_dz: idz,
+            lo: e_lo,
+            hi: e_hi,
+            ..Default::default()
+        };
         let mut params = Vec::new();
         let mut psis = Vec::new();
         for electric in [true, false] {
-            let (table, words) = layer_table(model, piece, if electric { &prof_e } else { &prof_h }, electric);
-            let mut w = header.to_vec();
-            for side in [0, 1] {
-                for bx in &e_box {
-                    w.extend([0, 1, 2].map(|a| u(if side == 0 { bx[a].0 } else { bx[a].1 })));
-                    w.push(0);
-                }
-            }
-            w.extend(words);
-            params.push(b.params(&w));
+            let (table, lay) = layer_table(model, piece, if electric { &prof_e } else { &prof_h }, electric);
+            params.push(b.params(&Grid { lay, ..grid }));
             let total: usize = table.iter().map(|s| s.len).sum();
             let phase = if electric { "E" } else { "H" };
             let bufs: [wgpu::Buffer; 2] =
@@ -389,7 +390,7 @@ pub fn build(
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &steps,
                 offset: 0,
-                size: std::num::NonZeroU64::new(16),
+                size: std::num::NonZeroU64::new(std::mem::size_of::<Step>() as u64),
             }),
         }],
     });
@@ -424,20 +425,20 @@ pub fn build(
         let bg = b.bind(
             kernel,
             &[
-                (0, &grid_params[p][s]),
-                (1, ex),
-                (2, ey),
-                (3, ez),
-                (4, hx),
-                (5, hy),
-                (6, hz),
-                (7, &m[0]),
-                (8, &m[1]),
-                (9, &m[2]),
-                (10, &rows[p][s]),
-                (11, [&tab_e, &tab_h][s]),
-                (12, &psi_bufs[p][s][0]),
-                (13, &psi_bufs[p][s][1]),
+                ("g", &grid_params[p][s]),
+                ("ex", ex),
+                ("ey", ey),
+                ("ez", ez),
+                ("hx", hx),
+                ("hy", hy),
+                ("hz", hz),
+                (["mat_ex", "mat_hx"][s], &m[0]),
+                (["mat_ey", "mat_hy"][s], &m[1]),
+                (["mat_ez", "mat_hz"][s], &m[2]),
+                ("rows", &rows[p][s]),
+                ("tab", [&tab_e, &tab_h][s]),
+                ("psi0", &psi_bufs[p][s][0]),
+                ("psi1", &psi_bufs[p][s][1]),
             ],
         );
         Op {
@@ -515,8 +516,22 @@ pub fn build(
     for axis in copies.into_iter().filter(|&a| a > 0) {
         for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(&fields) {
             let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
-            let words = vec![u(axis), u(ny), u(nz), u(sx), u(sy), u(count), 0, 0];
-            ops.push(b.linear_op(Kernel::PeriodicYz, count, words, 6, &[(1, ex), (2, ey), (3, ez)], 11));
+            let per = Periodic {
+                axis: u(axis),
+                ny: u(ny),
+                nz: u(nz),
+                sx: u(sx),
+                sy: u(sy),
+                count: u(count),
+                ..Default::default()
+            };
+            ops.push(b.linear_op(
+                Kernel::PeriodicYz,
+                count,
+                per,
+                &[("ex", ex), ("ey", ey), ("ez", ez)],
+                "per",
+            ));
         }
     }
     // Ghosts: Ey, Ez of each piece's first plane into the previous piece's high ghost.
@@ -561,7 +576,7 @@ pub fn build(
         .iter()
         .map(|fs| {
             fs.iter()
-                .map(|f| b.bind(Kernel::Gather, &[(0, &gather_params), (1, f), (2, &pack)]))
+                .map(|f| b.bind(Kernel::Gather, &[("cp", &gather_params), ("src", f), ("dst", &pack)]))
                 .collect()
         })
         .collect();
@@ -605,12 +620,12 @@ struct PsiSegment {
     len: usize,
 }
 
-/// The layer table of update_e / update_h for one piece and phase (`Layer` in the
-/// shaders, index 2·axis + high; 8 words each) and where each layer's ψ goes.
+/// Where each layer's ψ goes on one piece for one phase, and the layer table of
+/// update_e / update_h (`Grid::lay`, index 2·axis + high).
 /// `prof[l]`: offset of layer l's profile in the phase's coefficient table.
-fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, Vec<u32>) {
+fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, [Layer; 6]) {
     let dims = model.grid.dims();
-    let mut words = vec![0u32; 6 * 8];
+    let mut lay = [Layer::default(); 6];
     let mut segs = Vec::new();
     let mut at = 0;
     for (li, l) in model.cpml.iter().enumerate() {
@@ -635,16 +650,16 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
         };
         let n = planes * psx;
         let slot = 2 * a + usize::from(l.high);
-        words[8 * slot..8 * slot + 8].copy_from_slice(&[
-            u(first),
-            u(len),
-            u(x0),
-            u(psx),
-            u(psy),
-            u(at),
-            u(prof[li]),
-            0,
-        ]);
+        lay[slot] = Layer {
+            first: u(first),
+            len: u(len),
+            x0: u(x0),
+            psx: u(psx),
+            psy: u(psy),
+            base: u(at),
+            prof: u(prof[li]),
+            _pad: 0,
+        };
         // The CPU's ψ array starts at x plane `first` for x layers, else at 0.
         let x_origin = if a == 0 { first } else { 0 };
         segs.push(PsiSegment {
@@ -655,7 +670,7 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
         });
         at += n;
     }
-    (segs, words)
+    (segs, lay)
 }
 
 /// The schedule's face planes (PMC and periodic), one op per plane and piece.
@@ -690,56 +705,43 @@ fn face_ops(
             }
             let wa = ra.1 - ra.0;
             let count = wa * (ru.1 - ru.0);
-            let words = vec![
-                u(n[0]),
-                u(n[1]),
-                u(n[2]),
-                0,
-                code(0),
-                code(1),
-                code(2),
-                code(3),
-                code(4),
-                code(5),
-                0,
-                0,
-                f(inv[0]),
-                f(inv[1]),
-                f(inv[2]),
-                0,
-                u(a),
-                u(t),
-                u(uu),
-                u(plane),
-                u(ra.0),
-                u(wa),
-                u(ru.0),
-                u(count),
-                u(piece.i0),
-                u(layout.sx),
-                u(layout.sy),
-                0,
-            ];
+            let job = FaceJob {
+                n: [u(n[0]), u(n[1]), u(n[2]), 0],
+                faces0: [code(0), code(1), code(2), code(3)],
+                faces1: [code(4), code(5), 0, 0],
+                inv_d: [inv[0], inv[1], inv[2], 0.0],
+                a: u(a),
+                t: u(t),
+                u: u(uu),
+                plane: u(plane),
+                ra0: u(ra.0),
+                wa: u(wa),
+                ru0: u(ru.0),
+                count: u(count),
+                i0: u(piece.i0),
+                sx: u(layout.sx),
+                sy: u(layout.sy),
+                stride: 0,
+            };
             let [ex, ey, ez, hx, hy, hz] = &fields[p];
             let [mx, my, mz, ..] = &mats[p];
             let op = b.linear_op(
                 Kernel::Faces,
                 count,
-                words,
-                27,
+                job,
                 &[
-                    (1, ex),
-                    (2, ey),
-                    (3, ez),
-                    (4, hx),
-                    (5, hy),
-                    (6, hz),
-                    (7, mx),
-                    (8, my),
-                    (9, mz),
-                    (10, coef_e),
+                    ("ex", ex),
+                    ("ey", ey),
+                    ("ez", ez),
+                    ("hx", hx),
+                    ("hy", hy),
+                    ("hz", hz),
+                    ("mat_ex", mx),
+                    ("mat_ey", my),
+                    ("mat_ez", mz),
+                    ("coef", coef_e),
                 ],
-                0,
+                "job",
             );
             ops.push(op);
         }
@@ -752,7 +754,7 @@ fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model:
         .schedule
         .passes
         .iter()
-        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), !sp.outputs.is_empty(), shapes))
+        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), shapes))
         .collect()
 }
 

@@ -1,16 +1,72 @@
 //! The WGSL kernels (`shaders/*.wgsl`, compiled into the binary), their bind group
 //! layouts and pipelines.
+//!
+//! WGSL has no includes: each shader module is assembled from files ([`MODULES`]):
+//! `prelude.wgsl` (the parameter structs, twins of [`crate::params`], and shared
+//! helpers), for the bulk kernels `cpml.wgsl` (their CPML helpers), then the kernels'
+//! own file. An extension pass's module is [`PASS_PREFIX`] (the prelude and
+//! `passes/abi.wgsl`, the point-pass bindings) and the pass's own file. The tests in `kernels/tests.rs` check every module with naga: parsing and
+//! validation (errors as `file:line:col` of the file they are in), the bindings each
+//! entry point uses against the tables of [`Kernel::bindings`], the parameter structs
+//! against [`crate::params`], and translation through naga's SPIR-V, MSL, HLSL and GLSL
+//! back-ends.
 use crate::layout::MAX_STEPS;
 use fdtd_core::backend::BackendError;
 use fdtd_core::pass::DevicePass;
+use std::borrow::Cow;
 
-/// Every shader file, by name, as compiled into the binary.
+/// Every WGSL file, by name, as compiled into the binary.
 pub const SHADERS: &[(&str, &str)] = &[
+    ("prelude.wgsl", include_str!("../../../shaders/prelude.wgsl")),
+    ("cpml.wgsl", include_str!("../../../shaders/cpml.wgsl")),
     ("update_h.wgsl", include_str!("../../../shaders/update_h.wgsl")),
     ("update_e.wgsl", include_str!("../../../shaders/update_e.wgsl")),
     ("boundary.wgsl", include_str!("../../../shaders/boundary.wgsl")),
     ("copy.wgsl", include_str!("../../../shaders/copy.wgsl")),
+    ("passes/abi.wgsl", include_str!("../../../shaders/passes/abi.wgsl")),
 ];
+
+/// The shader modules, each the concatenation of these files in this order; a module
+/// is named after its last file, the one with its entry points.
+pub const MODULES: &[&[&str]] = &[
+    &["prelude.wgsl", "cpml.wgsl", "update_h.wgsl"],
+    &["prelude.wgsl", "cpml.wgsl", "update_e.wgsl"],
+    &["prelude.wgsl", "boundary.wgsl"],
+    &["prelude.wgsl", "copy.wgsl"],
+];
+
+/// The files before an extension pass's own WGSL file in its module.
+pub const PASS_PREFIX: &[&str] = &["prelude.wgsl", "passes/abi.wgsl"];
+
+/// One shader module's WGSL: its files concatenated, each starting on a new line.
+pub struct ModuleSource {
+    pub text: String,
+    /// Each file and the byte offset in `text` where it starts, in order.
+    pub parts: Vec<(&'static str, usize)>,
+}
+
+/// Assemble the module made of `files`, `read` giving the text of each.
+pub fn assemble<'a>(files: &[&'static str], read: impl Fn(&'static str) -> Cow<'a, str>) -> ModuleSource {
+    let mut text = String::new();
+    let mut parts = Vec::with_capacity(files.len());
+    for &f in files {
+        parts.push((f, text.len()));
+        text.push_str(&read(f));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    ModuleSource { text, parts }
+}
+
+/// The compiled-in text of shader file `name`.
+fn compiled(name: &str) -> &'static str {
+    SHADERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .expect("file listed in SHADERS")
+}
 
 /// One compute entry point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,15 +80,122 @@ pub enum Kernel {
     Gather,
 }
 
-/// How a binding is used.
+/// How a kernel uses a buffer binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ty {
+pub enum Ty {
+    /// `var<uniform>`.
     Uniform,
+    /// `var<storage, read>`.
     Ro,
+    /// `var<storage, read_write>`.
     Rw,
 }
 
 use Ty::{Ro, Rw, Uniform};
+
+/// One buffer binding of a kernel: bind group, binding number, the WGSL variable's
+/// name (build.rs binds buffers by it) and its use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub group: u32,
+    pub binding: u32,
+    pub name: &'static str,
+    pub ty: Ty,
+}
+
+/// A binding of group 0 (a bind group per dispatch).
+const fn b(binding: u32, name: &'static str, ty: Ty) -> Binding {
+    Binding {
+        group: 0,
+        binding,
+        name,
+        ty,
+    }
+}
+
+/// The step record (`Step`): group 1 of the kernels that read it, one uniform buffer
+/// bound at a dynamic offset per step (see [`Kernels::step_layout`]).
+const STEP: Binding = Binding {
+    group: 1,
+    binding: 0,
+    name: "step",
+    ty: Uniform,
+};
+
+// The binding tables, one per kernel: every binding its entry point uses, as the
+// shader declares it (checked against the WGSL by the tests).
+
+const UPDATE_H: &[Binding] = &[
+    b(0, "g", Uniform),
+    b(1, "ex", Ro),
+    b(2, "ey", Ro),
+    b(3, "ez", Ro),
+    b(4, "hx", Rw),
+    b(5, "hy", Rw),
+    b(6, "hz", Rw),
+    b(7, "mat_hx", Ro),
+    b(8, "mat_hy", Ro),
+    b(9, "mat_hz", Ro),
+    b(10, "rows", Ro),
+    b(11, "tab", Ro),
+    b(12, "psi0", Rw),
+    b(13, "psi1", Rw),
+];
+
+const UPDATE_E: &[Binding] = &[
+    b(0, "g", Uniform),
+    b(1, "ex", Rw),
+    b(2, "ey", Rw),
+    b(3, "ez", Rw),
+    b(4, "hx", Ro),
+    b(5, "hy", Ro),
+    b(6, "hz", Ro),
+    b(7, "mat_ex", Ro),
+    b(8, "mat_ey", Ro),
+    b(9, "mat_ez", Ro),
+    b(10, "rows", Ro),
+    b(11, "tab", Ro),
+    b(12, "psi0", Rw),
+    b(13, "psi1", Rw),
+];
+
+const FACES: &[Binding] = &[
+    b(0, "job", Uniform),
+    b(1, "ex", Rw),
+    b(2, "ey", Rw),
+    b(3, "ez", Rw),
+    b(4, "hx", Ro),
+    b(5, "hy", Ro),
+    b(6, "hz", Ro),
+    b(7, "mat_ex", Ro),
+    b(8, "mat_ey", Ro),
+    b(9, "mat_ez", Ro),
+    b(10, "coef", Ro),
+];
+
+const PERIODIC_YZ: &[Binding] = &[b(1, "ex", Rw), b(2, "ey", Rw), b(3, "ez", Rw), b(11, "per", Uniform)];
+
+/// copy_between and gather.
+const COPY_BETWEEN: &[Binding] = &[b(0, "cp", Uniform), b(1, "src", Ro), b(2, "dst", Rw)];
+
+const COPY_WITHIN: &[Binding] = &[b(0, "cp", Uniform), b(3, "buf", Rw)];
+
+/// Group 0 of the point-pass ABI (`fdtd_core::pass`, `shaders/passes/abi.wgsl`) and the
+/// step record: the bind group layout of every extension pass. A pass's entry point uses
+/// a subset of it.
+pub const POINT_PASS: &[Binding] = &[
+    STEP,
+    b(0, "ex", Rw),
+    b(1, "ey", Rw),
+    b(2, "ez", Rw),
+    b(3, "hx", Rw),
+    b(4, "hy", Rw),
+    b(5, "hz", Rw),
+    b(6, "records", Ro),
+    b(7, "values", Ro),
+    b(8, "out", Rw),
+    b(9, "state", Rw),
+];
 
 impl Kernel {
     pub const ALL: [Kernel; 7] = [
@@ -45,7 +208,8 @@ impl Kernel {
         Kernel::Gather,
     ];
 
-    fn shader(self) -> &'static str {
+    /// The file with its entry point (and the name of its module in [`MODULES`]).
+    pub fn shader(self) -> &'static str {
         match self {
             Kernel::UpdateH => "update_h.wgsl",
             Kernel::UpdateE => "update_e.wgsl",
@@ -66,102 +230,36 @@ impl Kernel {
         }
     }
 
-    /// Group 0 bindings, in the shader's numbering.
-    fn bindings(self) -> &'static [(u32, Ty)] {
+    /// Every binding the entry point uses.
+    pub fn bindings(self) -> &'static [Binding] {
         match self {
-            Kernel::UpdateH => &[
-                (0, Uniform),
-                (1, Ro),
-                (2, Ro),
-                (3, Ro),
-                (4, Rw),
-                (5, Rw),
-                (6, Rw),
-                (7, Ro),
-                (8, Ro),
-                (9, Ro),
-                (10, Ro),
-                (11, Ro),
-                (12, Rw),
-                (13, Rw),
-            ],
-            Kernel::UpdateE => &[
-                (0, Uniform),
-                (1, Rw),
-                (2, Rw),
-                (3, Rw),
-                (4, Ro),
-                (5, Ro),
-                (6, Ro),
-                (7, Ro),
-                (8, Ro),
-                (9, Ro),
-                (10, Ro),
-                (11, Ro),
-                (12, Rw),
-                (13, Rw),
-            ],
-            Kernel::Faces => &[
-                (0, Uniform),
-                (1, Rw),
-                (2, Rw),
-                (3, Rw),
-                (4, Ro),
-                (5, Ro),
-                (6, Ro),
-                (7, Ro),
-                (8, Ro),
-                (9, Ro),
-                (10, Ro),
-            ],
-            Kernel::PeriodicYz => &[(1, Rw), (2, Rw), (3, Rw), (11, Uniform)],
-            Kernel::CopyBetween | Kernel::Gather => &[(0, Uniform), (1, Ro), (2, Rw)],
-            Kernel::CopyWithin => &[(0, Uniform), (3, Rw)],
+            Kernel::UpdateH => UPDATE_H,
+            Kernel::UpdateE => UPDATE_E,
+            Kernel::Faces => FACES,
+            Kernel::PeriodicYz => PERIODIC_YZ,
+            Kernel::CopyBetween | Kernel::Gather => COPY_BETWEEN,
+            Kernel::CopyWithin => COPY_WITHIN,
         }
     }
-}
 
-/// Group 0 of the point-pass ABI (`fdtd_core::pass`): the six fields, the records, the
-/// source values, the output streams and the pass's state; group 1 is the step record.
-const POINT_PASS: [(u32, Ty); 10] = [
-    (0, Rw),
-    (1, Rw),
-    (2, Rw),
-    (3, Rw),
-    (4, Rw),
-    (5, Rw),
-    (6, Ro),
-    (7, Ro),
-    (8, Rw),
-    (9, Rw),
-];
+    /// The group 0 binding number of the WGSL variable `name`.
+    pub fn binding(self, name: &str) -> u32 {
+        match self.bindings().iter().find(|b| b.group == 0 && b.name == name) {
+            Some(b) => b.binding,
+            None => panic!("{} has no group 0 binding named {name:?}", self.entry()),
+        }
+    }
 
-fn layout_entries(bindings: &[(u32, Ty)]) -> Vec<wgpu::BindGroupLayoutEntry> {
-    bindings
-        .iter()
-        .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: match ty {
-                    Uniform => wgpu::BufferBindingType::Uniform,
-                    Ro => wgpu::BufferBindingType::Storage { read_only: true },
-                    Rw => wgpu::BufferBindingType::Storage { read_only: false },
-                },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        })
-        .collect()
-}
-
-/// The compiled kernel of one extension pass (point-pass ABI).
-pub struct PassKernel {
-    pub pipeline: wgpu::ComputePipeline,
-    pub layout: wgpu::BindGroupLayout,
-    /// Threads per workgroup (1 for a serial pass).
-    pub wg: u32,
+    /// Values of the shader's `override` constants.
+    pub fn constants(self, shapes: Shapes) -> Vec<(&'static str, f64)> {
+        match self {
+            Kernel::UpdateH | Kernel::UpdateE => {
+                vec![("WG_X", shapes.bulk[0] as f64), ("WG_Y", shapes.bulk[1] as f64)]
+            }
+            Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => vec![("WG", 256.0)],
+            _ => vec![("WG", shapes.linear as f64)],
+        }
+    }
 }
 
 /// Workgroup shapes (WGSL `override` constants).
@@ -228,11 +326,13 @@ pub const UNCHECKED_ENV: &str = "FDTD_GPU_UNCHECKED";
 
 /// Environment variable naming a directory of WGSL files that replace the compiled-in
 /// copies of the same name (kernel experiments without a rebuild; the bindings must
-/// stay those of [`Kernel`]). Files missing there keep the compiled-in text.
+/// stay those of [`Kernel`]). Files missing there keep the compiled-in text. The prelude
+/// can be replaced too; line numbers in wgpu's errors count the assembled module
+/// ([`MODULES`]).
 pub const SHADER_DIR_ENV: &str = "FDTD_GPU_SHADERS";
 
 /// The WGSL text of shader `name`: from [`SHADER_DIR_ENV`] if set and present there.
-fn shader_source(name: &str, compiled: &'static str) -> std::borrow::Cow<'static, str> {
+fn shader_source(name: &str, compiled: &'static str) -> Cow<'static, str> {
     if let Some(dir) = std::env::var_os(SHADER_DIR_ENV) {
         if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(name)) {
             return text.into();
@@ -245,20 +345,59 @@ fn shader_source(name: &str, compiled: &'static str) -> std::borrow::Cow<'static
 pub struct Kernels {
     pub pipelines: Vec<wgpu::ComputePipeline>,
     pub layouts: Vec<wgpu::BindGroupLayout>,
-    /// Group 1 of the step-reading kernels: one uniform with a dynamic offset.
+    /// Group 1 of the extension passes: the step record, one uniform at a dynamic offset.
     pub step_layout: wgpu::BindGroupLayout,
     unchecked: bool,
+}
+
+/// The compiled kernel of one extension pass (point-pass ABI).
+pub struct PassKernel {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+    /// Threads per workgroup (1 for a serial pass).
+    pub wg: u32,
+}
+
+/// The override constants of an extension pass with `wg` threads per workgroup.
+pub fn pass_constants(wg: u32) -> Vec<(&'static str, f64)> {
+    vec![("WG", wg as f64), ("SLOTS", MAX_STEPS as f64)]
+}
+
+/// The bind group layout entries of the group 0 bindings of `bindings`.
+fn layout_entries(bindings: &[Binding]) -> Vec<wgpu::BindGroupLayoutEntry> {
+    bindings
+        .iter()
+        .filter(|b| b.group == 0)
+        .map(|&Binding { binding, ty, .. }| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match ty {
+                    Uniform => wgpu::BufferBindingType::Uniform,
+                    Ro => wgpu::BufferBindingType::Storage { read_only: true },
+                    Rw => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect()
 }
 
 impl Kernels {
     /// Compile every kernel; `unchecked` drops wgpu's runtime bounds checks.
     pub fn new(device: &wgpu::Device, shapes: Shapes, unchecked: bool) -> Kernels {
-        let modules: Vec<(&str, wgpu::ShaderModule)> = SHADERS
+        let modules: Vec<(&str, wgpu::ShaderModule)> = MODULES
             .iter()
-            .map(|(name, src)| {
+            .map(|files| {
+                let name = files[files.len() - 1];
+                let src = assemble(files, |f| shader_source(f, compiled(f)));
+                // "prelude.wgsl + … + update_e.wgsl": wgpu's messages name the module.
+                let label = src.parts.iter().map(|p| p.0).collect::<Vec<_>>().join(" + ");
                 let desc = wgpu::ShaderModuleDescriptor {
-                    label: Some(name),
-                    source: wgpu::ShaderSource::Wgsl(shader_source(name, src)),
+                    label: Some(&label),
+                    source: wgpu::ShaderSource::Wgsl(src.text.into()),
                 };
                 let module = if unchecked {
                     // SAFETY: every index the kernels compute stays inside its binding
@@ -268,13 +407,13 @@ impl Kernels {
                 } else {
                     device.create_shader_module(desc)
                 };
-                (*name, module)
+                (name, module)
             })
             .collect();
         let step_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("step record"),
             entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
+                binding: STEP.binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
@@ -298,13 +437,7 @@ impl Kernels {
                 immediate_size: 0,
             });
             let module = &modules.iter().find(|(n, _)| *n == k.shader()).expect("shader listed").1;
-            let constants: Vec<(&str, f64)> = match k {
-                Kernel::UpdateH | Kernel::UpdateE => {
-                    vec![("WG_X", shapes.bulk[0] as f64), ("WG_Y", shapes.bulk[1] as f64)]
-                }
-                Kernel::CopyBetween | Kernel::CopyWithin | Kernel::Gather => vec![("WG", 256.0)],
-                _ => vec![("WG", shapes.linear as f64)],
-            };
+            let constants = k.constants(shapes);
             let p = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(k.entry()),
                 layout: Some(&pl),
@@ -327,13 +460,22 @@ impl Kernels {
         }
     }
 
-    /// Compile the kernel of an extension pass (its WGSL with the point-pass ABI).
-    /// `outputs`: whether it writes output streams (then it declares `override SLOTS`).
-    /// A non-serial kernel declares `override WG` (threads per workgroup).
-    pub fn pass_kernel(&self, device: &wgpu::Device, dp: &DevicePass, outputs: bool, shapes: Shapes) -> PassKernel {
+    /// Compile the kernel of an extension pass: its WGSL file after [`PASS_PREFIX`],
+    /// with the point-pass layout ([`POINT_PASS`]) and the overrides `WG` (threads per
+    /// workgroup; 1 for a serial pass) and `SLOTS` ([`MAX_STEPS`]).
+    pub fn pass_kernel(&self, device: &wgpu::Device, dp: &DevicePass, shapes: Shapes) -> PassKernel {
+        let files: Vec<&'static str> = PASS_PREFIX.iter().copied().chain([dp.file]).collect();
+        let src = assemble(&files, |f| {
+            if f == dp.file {
+                shader_source(f, dp.wgsl)
+            } else {
+                shader_source(f, compiled(f))
+            }
+        });
+        let label = files.join(" + ");
         let desc = wgpu::ShaderModuleDescriptor {
-            label: Some(dp.file),
-            source: wgpu::ShaderSource::Wgsl(shader_source(dp.file, dp.wgsl)),
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(src.text.into()),
         };
         let module = if self.unchecked {
             // SAFETY: as for the built-in kernels: the backend splits the records by
@@ -344,7 +486,7 @@ impl Kernels {
         };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(dp.entry),
-            entries: &layout_entries(&POINT_PASS),
+            entries: &layout_entries(POINT_PASS),
         });
         let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(dp.entry),
@@ -352,13 +494,7 @@ impl Kernels {
             immediate_size: 0,
         });
         let wg = if dp.serial { 1 } else { shapes.linear };
-        let mut constants: Vec<(&str, f64)> = Vec::new();
-        if !dp.serial {
-            constants.push(("WG", wg as f64));
-        }
-        if outputs {
-            constants.push(("SLOTS", MAX_STEPS as f64));
-        }
+        let constants = pass_constants(wg);
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(dp.entry),
             layout: Some(&pl),
@@ -391,43 +527,4 @@ impl Kernels {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::SHADERS;
-
-    /// Parse and validate every WGSL file with naga, so a broken shader fails here with
-    /// `file:line:col` before any GPU is touched. Also checks that every file in
-    /// `shaders/` is compiled into the binary.
-    #[test]
-    fn gpu_shaders_parse_and_validate() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders");
-        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
-            .expect("shaders/ directory")
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".wgsl"))
-            .collect();
-        on_disk.sort();
-        let mut listed: Vec<String> = SHADERS.iter().map(|(n, _)| n.to_string()).collect();
-        listed.sort();
-        assert_eq!(on_disk, listed, "shaders/ and kernels::SHADERS disagree");
-        let mut failures = Vec::new();
-        for name in &on_disk {
-            let path = dir.join(name);
-            let src = std::fs::read_to_string(&path).unwrap();
-            let shown = format!("shaders/{name}");
-            match naga::front::wgsl::parse_str(&src) {
-                Err(e) => failures.push(e.emit_to_string_with_path(&src, &shown)),
-                Ok(module) => {
-                    let mut v = naga::valid::Validator::new(
-                        naga::valid::ValidationFlags::all(),
-                        naga::valid::Capabilities::default(),
-                    );
-                    if let Err(e) = v.validate(&module) {
-                        failures.push(e.emit_to_string_with_path(&src, &shown));
-                    }
-                }
-            }
-        }
-        assert!(failures.is_empty(), "invalid WGSL:\n{}", failures.join("\n"));
-    }
-}
+mod tests;

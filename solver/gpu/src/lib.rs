@@ -1,13 +1,15 @@
 //! wgpu compute backend (WGSL kernels in `shaders/`, compiled into the binary).
 //!
 //! The kernels implement the CPU backend's update equations, ranges, boundary rules and
-//! step order (`backend/cpu/`), with the same float expression order, so both backends
-//! agree to f32 rounding (the GPU compiler may contract `a*b + c` into an FMA; see
-//! `validation/tests/gpu_parity.rs` for the measured differences).
+//! step order (crate fdtd-cpu, solver/cpu/src/), with the same float expression order,
+//! so both backends agree to f32 rounding (the GPU compiler may contract `a*b + c` into
+//! an FMA; see `validation/tests/gpu_parity.rs` for the measured differences).
 //!
 //! * [`device`]: adapters, `fdtd devices`, selection, memory budget queries.
 //! * [`layout`]: the grid cut into x slabs that fit a storage binding, and the plan.
 //! * [`kernels`]: the WGSL files, bind group layouts and pipelines.
+//! * [`params`]: what the host writes for the kernels (parameter blocks, step records,
+//!   source and probe tables), twins of the WGSL structs in `shaders/prelude.wgsl`.
 //! * [`build`]: every buffer and the per-step list of dispatches.
 //!
 //! A [`Backend::step`] call of `count` steps is recorded into submissions of a bounded
@@ -20,6 +22,7 @@ mod build;
 mod device;
 mod kernels;
 mod layout;
+mod params;
 
 pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_ENV};
 pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
@@ -480,8 +483,14 @@ impl GpuBackend {
         };
         step_u32(n0 + count)?;
         for s in 0..count {
-            let words = [s as u32, (n0 + s) as u32, n0 as u32, ns as u32];
-            rec[s * stride..s * stride + 16].copy_from_slice(bytemuck::cast_slice(&words));
+            let step = params::Step {
+                s: s as u32,
+                n: (n0 + s) as u32,
+                n0: n0 as u32,
+                ns: ns as u32,
+            };
+            let step = bytemuck::bytes_of(&step);
+            rec[s * stride..s * stride + step.len()].copy_from_slice(step);
         }
         self.queue.write_buffer(&b.steps, 0, &rec);
 
@@ -623,8 +632,13 @@ impl GpuBackend {
                 self.queue
                     .write_buffer(&b.values, 0, bytemuck::cast_slice(&sources[s * ns..(s + 1) * ns]));
             }
-            let words = [0u32, n as u32, n as u32, ns as u32];
-            self.queue.write_buffer(&b.steps, 0, bytemuck::cast_slice(&words));
+            let rec = params::Step {
+                s: 0,
+                n: n as u32,
+                n0: n as u32,
+                ns: ns as u32,
+            };
+            self.queue.write_buffer(&b.steps, 0, bytemuck::bytes_of(&rec));
             let due = b.ops.iter().any(|op| !op.due.is_empty() && op.runs_at(n));
             let mut enc = self
                 .device
@@ -761,19 +775,18 @@ impl GpuBackend {
         let wy = j.1 - j.0;
         let count = (i.1 - i.0) * wy * wz;
         let (groups, stride) = build::linear(count, Kernels::linear_wg(Kernel::Gather, self.shapes), self.max_dim);
-        let words: [u32; 8] = [
-            self.layout.local(p, i.0, j.0, k0) as u32,
-            0,
-            count as u32,
+        let job = params::CopyJob {
+            src_off: self.layout.local(p, i.0, j.0, k0) as u32,
+            dst_off: 0,
+            count: count as u32,
             stride,
-            wy as u32,
-            wz as u32,
-            self.layout.sx as u32,
-            self.layout.sy as u32,
-        ];
+            wy: wy as u32,
+            wz: wz as u32,
+            sx: self.layout.sx as u32,
+            sy: self.layout.sy as u32,
+        };
         let b = &self.built;
-        self.queue
-            .write_buffer(&b.gather_params, 0, bytemuck::cast_slice(&words));
+        self.queue.write_buffer(&b.gather_params, 0, bytemuck::bytes_of(&job));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("fdtd readback"),
         });
