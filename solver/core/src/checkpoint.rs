@@ -779,7 +779,7 @@ impl Interval {
         let s = s.trim();
         if let Ok(n) = s.parse::<u64>() {
             if n == 0 {
-                return Err("a checkpoint interval of 0 steps; use --no-checkpoint to turn checkpoints off".into());
+                return Err("a checkpoint interval must be at least 1 step".into());
             }
             return Ok(Interval {
                 steps: Some(n as usize),

@@ -276,7 +276,7 @@ pub fn choose(infos: &[DeviceInfo], want: Option<&str>) -> Result<usize, Backend
             if let Ok(i) = w.parse::<usize>() {
                 if i >= infos.len() {
                     return Err(BackendError::NoDevice(format!(
-                        "--device {i}: there are {} adapters ({})",
+                        "device {i}: there are {} adapters ({})",
                         infos.len(),
                         list()
                     )));
@@ -288,7 +288,7 @@ pub fn choose(infos: &[DeviceInfo], want: Option<&str>) -> Result<usize, Backend
                 match hits.as_slice() {
                     [] => {
                         return Err(BackendError::NoDevice(format!(
-                            "--device {w:?} matches no adapter name ({})",
+                            "device {w:?} matches no adapter name ({})",
                             list()
                         )))
                     }
@@ -318,11 +318,11 @@ pub fn no_adapter_reason() -> String {
         Err(e) => format!(
             "no GPU adapter found, and no Vulkan loader could be opened ({e}); install the \
              Vulkan loader and a driver (Debian/Ubuntu: `apt install libvulkan1 mesa-vulkan-drivers` \
-             gives the software device lavapipe), or use --backend cpu"
+             gives the software device lavapipe), or run on the CPU backend"
         ),
         Ok(()) => "no GPU adapter found: the Vulkan loader is present but no driver reports a device \
                    (install your GPU's Vulkan driver, or mesa-vulkan-drivers for the software device \
-                   lavapipe), or use --backend cpu"
+                   lavapipe), or run on the CPU backend"
             .into(),
     }
 }

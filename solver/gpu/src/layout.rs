@@ -114,7 +114,7 @@ impl Layout {
                 "one y-z plane of the grid ({} x {} samples, {} per field component) with its two ghost \
                  planes exceeds the device's largest storage binding ({}); the GPU backend splits the \
                  grid along x only, so ny·nz must shrink (make the x axis the longest one, or use \
-                 coarser cells), or use --backend cpu",
+                 coarser cells), or run on the CPU backend",
                 ny + 1,
                 nz + 1,
                 human_bytes(plane),
@@ -285,7 +285,7 @@ pub fn check_fit(
     Err(BackendError::DoesNotFit(format!(
         "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: a grid of about \
          {cube}^3 cells, or cells about {coarser:.2}x larger along each axis for this domain; or run on \
-         the CPU with --backend cpu (about {} of RAM)",
+         the CPU backend (about {} of RAM)",
         human_bytes(need),
         dev.short(),
         human_bytes(usable),

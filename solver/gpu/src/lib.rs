@@ -301,7 +301,7 @@ impl GpuBackend {
         let alloc_msg = |what: String| {
             format!(
                 "{what} while allocating the plan on {} (plan {}, {}); try a smaller grid, coarser cells, \
-                 a lower --gpu-memory-fraction, or --backend cpu",
+                 a lower GPU memory fraction, or the CPU backend",
                 info.short(),
                 human_bytes(plan.total()),
                 info.memory.describe()
@@ -387,7 +387,7 @@ impl GpuBackend {
         if let Some(why) = self.lost.lock().unwrap().clone() {
             return Err(BackendError::DeviceLost(format!(
                 "{} on {}; the fields on the device are gone, so the run stops here (outputs \
-                 written so far are kept). Rerun, or use --backend cpu",
+                 written so far are kept). Rerun, or run on the CPU backend",
                 why,
                 self.info.short()
             )));

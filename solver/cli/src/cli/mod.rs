@@ -161,7 +161,7 @@ pub struct RunArgs {
     /// Write a checkpoint every N steps (`500`) or every T of wall time (`30s`, `10m`,
     /// `2h`) [default: the scene's [checkpoint], else 10m]. A checkpoint is also written
     /// when the run is stopped (Ctrl-C, SIGTERM).
-    #[arg(long, value_name = "N|T", value_parser = fdtd::checkpoint::Interval::parse, conflicts_with = "no_checkpoint")]
+    #[arg(long, value_name = "N|T", value_parser = checkpoint_interval, conflicts_with = "no_checkpoint")]
     pub checkpoint_every: Option<fdtd::checkpoint::Interval>,
     /// Write no checkpoints at all (a stopped run then cannot be resumed).
     #[arg(long)]
@@ -257,13 +257,36 @@ impl CliError {
     }
     /// A backend error: "does not fit" and out-of-memory map to exit code 4.
     pub fn backend(e: &BackendError) -> CliError {
+        let message = format!("{e}{}", backend_help(e));
         match e {
-            BackendError::DoesNotFit(_) | BackendError::OutOfMemory(_) => {
-                CliError::new(exit::DOES_NOT_FIT, e.to_string())
-            }
-            _ => CliError::runtime(e.to_string()),
+            BackendError::DoesNotFit(_) | BackendError::OutOfMemory(_) => CliError::new(exit::DOES_NOT_FIT, message),
+            _ => CliError::runtime(message),
         }
     }
+}
+
+/// The options that answer a backend error (the library's messages name no flags).
+fn backend_help(e: &BackendError) -> &'static str {
+    match e {
+        BackendError::DoesNotFit(_) | BackendError::OutOfMemory(_) => {
+            "\n  help: --backend cpu runs on the CPU; --gpu-memory-fraction sets how much of the GPU's memory \
+             a plan may use"
+        }
+        BackendError::NoDevice(_) => {
+            "\n  help: --backend cpu runs on the CPU; `fdtd devices` lists the adapters, --device picks one"
+        }
+        BackendError::DeviceLost(_) | BackendError::Gpu(_) => "\n  help: --backend cpu runs on the CPU",
+        BackendError::Unsupported(_) => "",
+    }
+}
+
+/// `--checkpoint-every`: [`fdtd::checkpoint::Interval::parse`], pointing at
+/// `--no-checkpoint` for 0.
+fn checkpoint_interval(s: &str) -> Result<fdtd::checkpoint::Interval, String> {
+    fdtd::checkpoint::Interval::parse(s).map_err(|e| match s.trim().parse::<u64>() {
+        Ok(0) => format!("{e}; --no-checkpoint turns checkpoints off"),
+        _ => e,
+    })
 }
 
 /// The exit code of a class of failure.
@@ -367,6 +390,7 @@ impl CliError {
         use SessionError as E;
         let message = match e {
             E::GridTooLarge { .. } | E::RamDoesNotFit(_) => format!("{e} (--backend gpu)"),
+            E::Backend(b) => format!("{e}{}", backend_help(b)),
             E::OutputExists { .. } => format!("{e}; pass --force to overwrite it"),
             E::Output(o) if o.kind == OutputErrorKind::Exists => format!("{e}; pass --force to overwrite it"),
             E::NotResumable(ResumeRefusal::Missing { .. }) => format!("{e} (resume with the same -o as the run)"),
