@@ -26,3 +26,5 @@ override SLOTS: u32 = 64u;
 @group(0) @binding(8) var<storage, read_write> out: array<f32>;
 // The pass's state arrays (Pass::state), concatenated in order.
 @group(0) @binding(9) var<storage, read_write> state: array<f32>;
+// The pass's own parameters (DevicePass::params; f32 values as bitcast<f32>(params[i])).
+@group(0) @binding(10) var<storage, read> params: array<u32>;

@@ -3,7 +3,7 @@
 //! Like `gpu_parity.rs`: without an adapter these print "skipped: no GPU adapter
 //! (why)" and pass, unless `CI` is set (then they fail).
 use fdtd::backend::gpu::{self, GpuBackend};
-use fdtd::backend::{Backend, BackendError, BackendOptions};
+use fdtd::backend::{probe_buffers, Backend, BackendError, BackendOptions};
 use fdtd::model::Model;
 use fdtd::Component;
 use fdtd_validation::scene;
@@ -60,7 +60,7 @@ fn gpu_device_loss_is_an_error() {
     let Some(mut b) = backend(&m) else { return };
     let src = m.source_values(0, 20);
     b.step(0, 20, &src).expect("steps before the loss");
-    assert_eq!(b.drain_probes().unwrap()[0][0].len(), 20);
+    assert_eq!(probe_buffers(&m, b.drain_outputs().unwrap())[0][0].len(), 20);
     b.inject_device_loss();
     let src = m.source_values(20, 10);
     match b.step(20, 10, &src) {
@@ -71,7 +71,7 @@ fn gpu_device_loss_is_an_error() {
         other => panic!("expected DeviceLost, got {other:?}"),
     }
     assert!(matches!(b.read_field(Component::Ez), Err(BackendError::DeviceLost(_))));
-    assert!(matches!(b.drain_probes(), Err(BackendError::DeviceLost(_))));
+    assert!(matches!(b.drain_outputs(), Err(BackendError::DeviceLost(_))));
 
     // Lost while a submission is still in flight (step returns before the last
     // submission finishes): the next call that waits reports it.
@@ -79,7 +79,7 @@ fn gpu_device_loss_is_an_error() {
     let src = m.source_values(0, 30);
     b.step(0, 30, &src).expect("steps before the loss");
     b.inject_device_loss();
-    match b.drain_probes() {
+    match b.drain_outputs() {
         Err(BackendError::DeviceLost(_)) => {}
         other => panic!("expected DeviceLost, got {:?}", other.map(|_| ())),
     }

@@ -11,7 +11,7 @@
 //! they print why they were skipped.
 use fdtd::backend::cpu::CpuBackend;
 use fdtd::backend::gpu::GpuBackend;
-use fdtd::backend::{Backend, BackendError, BackendOptions, ProbeBuffers, SolverState};
+use fdtd::backend::{Backend, BackendError, BackendOptions, PassOutputs, SolverState};
 use fdtd::checkpoint::{self, Interval};
 use fdtd::model::Model;
 use fdtd::output::{Hdf5Options, Hdf5Sink};
@@ -425,8 +425,8 @@ impl Backend for LosesDevice {
         }
         self.gpu.step(n0, count, sources)
     }
-    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
-        self.gpu.drain_probes()
+    fn drain_outputs(&mut self) -> Result<PassOutputs, BackendError> {
+        self.gpu.drain_outputs()
     }
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
         self.gpu.read_region(c, lo, hi)

@@ -30,18 +30,23 @@ pub enum BackendError {
 /// Probe samples taken since the last drain: `[probe][sample component][time]`.
 pub type ProbeBuffers = Vec<Vec<Vec<f32>>>;
 
+/// Output streams of the schedule's passes taken since the last drain:
+/// `[pass][stream][sample]`, passes in schedule order.
+pub type PassOutputs = Vec<Vec<Vec<f32>>>;
+
 /// A machine that steps a [`Model`]'s fields.
 pub trait Backend {
     /// One line for logs and the HDF5 `backend`/`device` attributes.
     fn describe(&self) -> String;
 
     /// Advance steps `n0 .. n0 + count`. `sources` holds `count × model.sources.len()`
-    /// values from [`Model::source_values`]. Every probe whose `every` divides `n + 1`
-    /// is sampled after step `n` into the backend's probe buffers.
+    /// values from [`Model::source_values`]. Every output stream of the schedule's passes
+    /// whose `every` divides `n + 1` takes a value after step `n` (probes are such streams).
     fn step(&mut self, n0: usize, count: usize, sources: &[f32]) -> Result<(), BackendError>;
 
-    /// Take the probe samples recorded since the last call.
-    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError>;
+    /// Take the output streams of every pass recorded since the last call (see
+    /// [`probe_buffers`] for the probes among them).
+    fn drain_outputs(&mut self) -> Result<PassOutputs, BackendError>;
 
     /// Copy one component over the box `lo..hi` (grid indices, exclusive), C order.
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError>;
@@ -120,7 +125,7 @@ pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
 
 /// Empty output streams for every extension pass of `model`'s schedule (per pass, per
 /// stream), as backends collect them between drains.
-pub fn empty_outputs(model: &Model) -> Vec<Vec<Vec<f32>>> {
+pub fn empty_outputs(model: &Model) -> PassOutputs {
     model
         .schedule
         .passes
@@ -129,9 +134,9 @@ pub fn empty_outputs(model: &Model) -> Vec<Vec<Vec<f32>>> {
         .collect()
 }
 
-/// Probe samples in [`Backend::drain_probes`]'s shape, from the output streams of the
-/// `probes` pass (one stream per probe component, in model order).
-pub fn probe_buffers(model: &Model, mut outputs: Vec<Vec<Vec<f32>>>) -> ProbeBuffers {
+/// The probe samples among a drain's output streams: those of the `probes` pass (one
+/// stream per probe component, in model order), as `[probe][component][time]`.
+pub fn probe_buffers(model: &Model, mut outputs: PassOutputs) -> ProbeBuffers {
     let mut out = empty_probe_buffers(model);
     let Some(k) = model.schedule.passes.iter().position(|p| p.pass.name() == "probes") else {
         return out;

@@ -20,6 +20,7 @@
 //! @group(0) @binding(7) var<storage, read> values: array<f32>;    // [step][model source]
 //! @group(0) @binding(8) var<storage, read_write> out: array<f32>; // output streams
 //! @group(0) @binding(9) var<storage, read_write> state: array<f32>; // the pass's arrays, concatenated
+//! @group(0) @binding(10) var<storage, read> params: array<u32>;   // DevicePass::params
 //! @group(1) @binding(0) var<uniform> step: Step;                  // s, n, n0, ns
 //! ```
 //!
@@ -121,6 +122,13 @@ pub struct DevicePass {
     /// One thread walks the records in order (`true`), or one thread per record.
     pub serial: bool,
     pub records: Vec<Record>,
+    /// The pass's own parameters (coefficients, frequencies, ...: f32 as `to_bits`),
+    /// the same on every piece; empty when it has none.
+    pub params: Vec<u32>,
+    /// The kernel does nothing at a step where none of its output streams is due (a
+    /// pure sampler, like probes), so the backend may skip its dispatch then. False for
+    /// a pass that updates fields or state every step.
+    pub only_when_due: bool,
 }
 
 /// One record of a point pass: the grid sample it acts on and its words (`.y` is

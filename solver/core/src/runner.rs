@@ -16,7 +16,7 @@
 //!   the run stops with [`RunError::Unstable`], naming the step, the sample and the likely
 //!   causes. No checkpoint is ever written from a state that holds a non-finite value.
 //! * **Faults**: [`Fault`] simulates a lost device at a given step (tests).
-use crate::backend::{probe_due, Backend, BackendError, FieldScan};
+use crate::backend::{probe_buffers, probe_due, Backend, BackendError, FieldScan};
 use crate::checkpoint::{self, CheckpointError, Header, Interval};
 use crate::model::Model;
 use crate::scene::SourceKind;
@@ -592,7 +592,8 @@ pub fn run(
             saved: None,
         };
         backend.step(n0, count, &src).map_err(fail)?;
-        let bufs = backend.drain_probes().map_err(fail)?;
+        // Probes go to the sink; other passes' streams have no dataset yet.
+        let bufs = probe_buffers(model, backend.drain_outputs().map_err(fail)?);
         stepping += t.elapsed();
         for (p, (probe, slots)) in model.probes.iter().zip(&bufs).enumerate() {
             for (slot, (sample, values)) in probe.samples.iter().zip(slots).enumerate() {

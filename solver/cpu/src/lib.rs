@@ -22,7 +22,7 @@ mod update;
 pub use sweep::Sweep;
 
 use fdtd_core::backend::{
-    empty_outputs, probe_buffers, Backend, BackendChoice, BackendError, BackendOptions, Engine, ProbeBuffers, Target,
+    empty_outputs, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, Target,
 };
 use fdtd_core::model::Model;
 use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
@@ -172,9 +172,8 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
-        let outputs = std::mem::replace(&mut self.outputs, empty_outputs(&self.model));
-        Ok(probe_buffers(&self.model, outputs))
+    fn drain_outputs(&mut self) -> Result<PassOutputs, BackendError> {
+        Ok(std::mem::replace(&mut self.outputs, empty_outputs(&self.model)))
     }
 
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {

@@ -10,7 +10,7 @@
 //!    samples included) fused in (`update_e.wgsl`); AfterE passes (electric sources);
 //!    periodic copies (x, then y, then z); E ghost planes.
 //! 3. EndOfStep passes (probes).
-use super::kernels::{Kernel, Kernels, PassKernel, Shapes};
+use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
 use fdtd_core::model::{FaceKind, Model};
@@ -30,7 +30,8 @@ pub struct Op {
     pub pipe: Pipe,
     pub bg: wgpu::BindGroup,
     pub groups: [u32; 3],
-    /// Output streams' `every`: the dispatch is skipped at steps where none is due
+    /// For a pass that acts only when a stream is due (`DevicePass::only_when_due`),
+    /// its streams' `every`: the dispatch is skipped at steps where none is due
     /// (empty: it always runs).
     pub due: Vec<usize>,
     /// Name in profiles (`profile_steps`).
@@ -805,6 +806,10 @@ fn pass_ops(
             });
             at += len;
         }
+        let params = b.storage_init(
+            &format!("{} parameters", sp.pass.name()),
+            bytemuck::cast_slice(&dp.params),
+        );
         let kernel = &kernels[k];
         let mut everys: Vec<usize> = outputs.iter().map(|s| s.every).collect();
         everys.sort_unstable();
@@ -822,22 +827,25 @@ fn pass_ops(
                 offset: if outputs.is_empty() { 0 } else { out_at },
                 size: std::num::NonZeroU64::new(if outputs.is_empty() { out.size() } else { out_len }),
             });
-            let mut entries: Vec<wgpu::BindGroupEntry> = [ex, ey, ez, hx, hy, hz, &lb, values]
-                .iter()
-                .enumerate()
-                .map(|(i, buf)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: buf.as_entire_binding(),
-                })
-                .collect();
-            entries.push(wgpu::BindGroupEntry {
-                binding: 8,
-                resource: out_binding,
-            });
-            entries.push(wgpu::BindGroupEntry {
-                binding: 9,
-                resource: state.as_entire_binding(),
-            });
+            let entries: Vec<wgpu::BindGroupEntry> = [
+                ("ex", ex.as_entire_binding()),
+                ("ey", ey.as_entire_binding()),
+                ("ez", ez.as_entire_binding()),
+                ("hx", hx.as_entire_binding()),
+                ("hy", hy.as_entire_binding()),
+                ("hz", hz.as_entire_binding()),
+                ("records", lb.as_entire_binding()),
+                ("values", values.as_entire_binding()),
+                ("out", out_binding),
+                ("state", state.as_entire_binding()),
+                ("params", params.as_entire_binding()),
+            ]
+            .into_iter()
+            .map(|(name, resource)| wgpu::BindGroupEntry {
+                binding: point_pass_binding(name),
+                resource,
+            })
+            .collect();
             let bg = b.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(sp.pass.name()),
                 layout: &kernel.layout,
@@ -852,11 +860,21 @@ fn pass_ops(
                 pipe: Pipe::Pass(k),
                 bg,
                 groups,
-                due: everys.clone(),
+                due: if dp.only_when_due { everys.clone() } else { Vec::new() },
                 label: sp.pass.name().to_string(),
             });
             b.keep.push(lb);
         }
         b.keep.push(state);
+        b.keep.push(params);
     }
+}
+
+/// The binding number of the point-pass ABI's variable `name` (group 0).
+fn point_pass_binding(name: &str) -> u32 {
+    POINT_PASS
+        .iter()
+        .find(|b| b.group == 0 && b.name == name)
+        .map(|b| b.binding)
+        .expect("a binding of the point-pass ABI")
 }

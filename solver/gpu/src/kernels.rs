@@ -195,6 +195,7 @@ pub const POINT_PASS: &[Binding] = &[
     b(7, "values", Ro),
     b(8, "out", Rw),
     b(9, "state", Rw),
+    b(10, "params", Ro),
 ];
 
 impl Kernel {

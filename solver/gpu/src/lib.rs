@@ -30,8 +30,8 @@ pub use layout::{auto_row_align, Layout, Piece, MAX_STEPS};
 
 use build::{Built, Pipe};
 use fdtd_core::backend::{
-    empty_outputs, probe_buffers, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine,
-    ProbeBuffers, SolverState, Target,
+    empty_outputs, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, SolverState,
+    Target,
 };
 use fdtd_core::model::Model;
 use fdtd_core::plan::{human_bytes, Plan};
@@ -219,6 +219,17 @@ struct InFlight {
 }
 
 impl GpuBackend {
+    /// Whether any output stream of any pass takes a value after step `n` (then the
+    /// submission ending there reads the output buffer back).
+    fn stream_due(&self, n: usize) -> bool {
+        self.model
+            .schedule
+            .passes
+            .iter()
+            .flat_map(|p| &p.outputs)
+            .any(|s| probe_due(s.every, n))
+    }
+
     /// Select an adapter, check the plan, allocate, and prepare every dispatch.
     pub fn new(model: Arc<Model>, opts: &BackendOptions) -> Result<GpuBackend, BackendError> {
         GpuBackend::with_binding_cap(model, opts, None)
@@ -494,7 +505,7 @@ impl GpuBackend {
         }
         self.queue.write_buffer(&b.steps, 0, &rec);
 
-        let sampled = (n0..n0 + count).any(|n| b.ops.iter().any(|op| !op.due.is_empty() && op.runs_at(n)));
+        let sampled = (n0..n0 + count).any(|n| self.stream_due(n));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("fdtd steps"),
         });
@@ -639,7 +650,7 @@ impl GpuBackend {
                 ns: ns as u32,
             };
             self.queue.write_buffer(&b.steps, 0, bytemuck::bytes_of(&rec));
-            let due = b.ops.iter().any(|op| !op.due.is_empty() && op.runs_at(n));
+            let due = self.stream_due(n);
             let mut enc = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
@@ -852,10 +863,9 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
-    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
+    fn drain_outputs(&mut self) -> Result<PassOutputs, BackendError> {
         self.flush()?;
-        let outputs = std::mem::replace(&mut self.outputs, empty_outputs(&self.model));
-        Ok(probe_buffers(&self.model, outputs))
+        Ok(std::mem::replace(&mut self.outputs, empty_outputs(&self.model)))
     }
 
     fn read_region(&mut self, c: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {

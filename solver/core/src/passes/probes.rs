@@ -58,6 +58,8 @@ impl Pass for Probes {
             wgsl: include_str!("../../../../shaders/passes/probes.wgsl"),
             entry: "sample_probes",
             serial: false,
+            params: Vec::new(),
+            only_when_due: true,
             records: self
                 .samples
                 .iter()

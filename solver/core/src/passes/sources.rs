@@ -72,6 +72,8 @@ impl Pass for Sources {
             wgsl: include_str!("../../../../shaders/passes/sources.wgsl"),
             entry: "apply_sources",
             serial: true,
+            params: Vec::new(),
+            only_when_due: false,
             records: self
                 .list
                 .iter()

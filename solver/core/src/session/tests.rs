@@ -1,7 +1,7 @@
 //! The session's checks and stages, with an in-memory output and a backend that steps
 //! nothing (the physics is tested elsewhere).
 use super::*;
-use crate::backend::{empty_probe_buffers, ProbeBuffers};
+use crate::backend::{empty_outputs, PassOutputs};
 use crate::plan::Plan;
 use crate::runner::{Sink, SinkError};
 use crate::Component;
@@ -17,7 +17,7 @@ fn scene(dir: &Path) -> PathBuf {
     p
 }
 
-/// A backend that keeps nothing: fields stay zero, and every due probe sample reads 0.
+/// A backend that keeps nothing: fields stay zero, and every due output sample reads 0.
 struct Idle(Arc<Model>, std::ops::Range<usize>);
 
 impl Backend for Idle {
@@ -28,18 +28,16 @@ impl Backend for Idle {
         self.1 = n0..n0 + count;
         Ok(())
     }
-    fn drain_probes(&mut self) -> Result<ProbeBuffers, BackendError> {
-        let mut bufs = empty_probe_buffers(&self.0);
-        for (probe, slots) in self.0.probes.iter().zip(bufs.iter_mut()) {
-            let due = self
-                .1
-                .clone()
-                .filter(|&n| crate::backend::probe_due(probe.every, n))
-                .count();
-            slots.iter_mut().for_each(|s| *s = vec![0.0; due]);
+    fn drain_outputs(&mut self) -> Result<PassOutputs, BackendError> {
+        let mut out = empty_outputs(&self.0);
+        for (sp, streams) in self.0.schedule.passes.iter().zip(out.iter_mut()) {
+            for (stream, values) in sp.outputs.iter().zip(streams.iter_mut()) {
+                let due = self.1.clone().filter(|&n| crate::pass::due(stream.every, n)).count();
+                *values = vec![0.0; due];
+            }
         }
         self.1 = 0..0;
-        Ok(bufs)
+        Ok(out)
     }
     fn read_region(&mut self, _: Component, lo: [usize; 3], hi: [usize; 3]) -> Result<Vec<f32>, BackendError> {
         Ok(vec![0.0; (0..3).map(|a| hi[a] - lo[a]).product()])
