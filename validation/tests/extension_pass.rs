@@ -218,6 +218,15 @@ fn an_extension_pass_runs_on_both_backends() {
         }
         assert!(peak > 0.0, "stream {q}: the wave reached the sample");
     }
+    // The memory plan counts the pass's state.
+    let plan = fdtd::plan::Plan::common(&m, 2);
+    let n_samples = c_out[k].len() as u64;
+    assert!(
+        plan.buffers
+            .iter()
+            .any(|b| b.name.contains("pass peak state") && b.bytes == 4 * n_samples),
+        "{plan}"
+    );
     let c_state = cpu.save_state().unwrap();
     let peak_cpu = c_state
         .get("peak/peak")

@@ -58,6 +58,13 @@ impl Plan {
         if psi > 0 {
             p.add(format!("CPML auxiliaries ψ ({} layers; f32)", model.cpml.len()), psi);
         }
+        // Extension passes' own state arrays (sources and probes have none).
+        for sp in &model.schedule.passes {
+            let floats: u64 = sp.state.iter().map(|&a| model.schedule.state[a].len() as u64).sum();
+            if floats > 0 {
+                p.add(format!("pass {} state (f32)", sp.pass.name()), 4 * floats);
+            }
+        }
         p
     }
 }
