@@ -104,6 +104,31 @@ fn check_prints_grid_points_and_plan() {
     }
     // Nothing is written by check.
     assert!(!dir.path().join("dip.h5").exists());
+    assert!(!stdout.contains("bulk update"), "the step is printed only on request");
+
+    // --schedule prints the step as the backends run it, in order.
+    let out = fdtd(dir.path(), &["check", "dip.toml", "--backend", "cpu", "--schedule"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    let order = [
+        "H  bulk update of Hx, Hy, Hz",
+        "+ CPML Hy from dEz/dx  [0..4, ",
+        "E  bulk update of Ex, Ey, Ez",
+        "+ CPML Ez from dHy/dx  [1..4, ",
+        "E  pass sources_e",
+        "pass probes",
+        "state: 22 named arrays",
+        "memory plan",
+    ];
+    let mut at = 0;
+    for want in order {
+        let i = stdout[at..]
+            .find(want)
+            .unwrap_or_else(|| panic!("missing {want:?} after byte {at} in:\n{stdout}"));
+        at += i + want.len();
+    }
+    // z is PEC: no CPML layer along z.
+    assert!(!stdout.contains("/dz  ["), "{stdout}");
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub enum Hook {
 pub trait Pass: Send + Sync + fmt::Debug {
     /// Short name, unique in a schedule; prefixes its state arrays (`<name>/<array>`).
     fn name(&self) -> &str;
-    /// One line for `fdtd check` and the docs.
+    /// One line for `fdtd check --schedule` and the docs.
     fn describe(&self) -> String;
     fn hook(&self) -> Hook;
     /// Arrays kept between steps (zero at the start; saved in checkpoints). The names

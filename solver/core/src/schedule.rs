@@ -242,7 +242,7 @@ impl Schedule {
     }
 }
 
-/// The step in words, one pass a line (`fdtd check` prints it).
+/// The step in words, one pass a line (`fdtd check --schedule` prints it).
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rng = |b: &Box3| {
@@ -253,8 +253,13 @@ impl fmt::Display for Schedule {
         };
         let name = |c: usize| Component::ALL[c].name();
         let hooked = |f: &mut fmt::Formatter<'_>, hook: Hook| -> fmt::Result {
+            let phase = match hook {
+                Hook::AfterH => "H",
+                Hook::AfterE => "E",
+                Hook::EndOfStep => "·",
+            };
             for p in self.at(hook) {
-                writeln!(f, "    {} ({})", p.pass.name(), p.pass.describe())?;
+                writeln!(f, "  {phase}  pass {}: {}", p.pass.name(), p.pass.describe())?;
             }
             Ok(())
         };
@@ -302,7 +307,11 @@ impl fmt::Display for Schedule {
             )?;
         }
         hooked(f, Hook::EndOfStep)?;
-        write!(f, "  state: {} arrays", self.state.len())
+        writeln!(
+            f,
+            "  state: {} named arrays (fields, CPML ψ, pass state)",
+            self.state.len()
+        )
     }
 }
 

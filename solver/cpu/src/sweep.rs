@@ -120,7 +120,7 @@ pub type AfterH<'a> = &'a mut dyn FnMut(&mut [Vec<f32>]);
 /// passes, E face planes, E bulk and CPML); the caller runs the AfterE and EndOfStep
 /// passes and the periodic copies. `fields` are the six field arrays, `rest` the rest
 /// of the state table. AfterH passes run per slab inside the sweep when they keep no
-/// state and no outputs (`fuse_after_h`); otherwise the caller runs them between
+/// state and no outputs (`fuse` in `lib.rs`); otherwise the caller runs them between
 /// [`Sweep::TwoPass`]'s phases and passes `after_h`.
 #[allow(clippy::too_many_arguments)]
 pub fn step(

@@ -66,8 +66,8 @@ pub struct Built {
     pub step_stride: u64,
     /// Output streams of every pass on the device (`MAX_STEPS` slots each, in schedule
     /// order) and two readback copies (two submissions in flight).
-    pub probe_out: wgpu::Buffer,
-    pub probe_maps: [wgpu::Buffer; 2],
+    pub pass_out: wgpu::Buffer,
+    pub pass_maps: [wgpu::Buffer; 2],
     /// The kernels of the schedule's extension passes, by pass index.
     pub passes: Vec<PassKernel>,
     /// Readback: gather parameters, packed box, mappable copy; bind groups per piece
@@ -371,7 +371,6 @@ pub fn build(
     }
 
     // Per-submission buffers.
-    let ns = model.sources.len();
     let values = b.zeroed(
         "source values",
         Layout::source_bytes(model),
@@ -395,15 +394,15 @@ pub fn build(
             }),
         }],
     });
-    let probe_out = b.zeroed(
-        "probe samples",
-        layout.probe_bytes(),
+    let pass_out = b.zeroed(
+        "pass output streams",
+        layout.out_bytes(),
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     );
-    let probe_maps = std::array::from_fn(|_| {
+    let pass_maps = std::array::from_fn(|_| {
         b.zeroed(
-            "probe readback",
-            layout.probe_bytes(),
+            "pass output readback",
+            layout.out_bytes(),
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         )
     });
@@ -462,7 +461,7 @@ pub fn build(
         layout,
         &fields,
         &values,
-        &probe_out,
+        &pass_out,
         &passes,
         Hook::AfterH,
         &mut ops,
@@ -495,7 +494,7 @@ pub fn build(
         layout,
         &fields,
         &values,
-        &probe_out,
+        &pass_out,
         &passes,
         Hook::AfterE,
         &mut ops,
@@ -550,12 +549,11 @@ pub fn build(
         layout,
         &fields,
         &values,
-        &probe_out,
+        &pass_out,
         &passes,
         Hook::EndOfStep,
         &mut ops,
     );
-    let _ = ns;
 
     // ---- readback ---------------------------------------------------------------
     let gather_params = b.zeroed(
@@ -599,8 +597,8 @@ pub fn build(
         steps,
         step_bg,
         step_stride,
-        probe_out,
-        probe_maps,
+        pass_out,
+        pass_maps,
         gather_params,
         pack,
         map,

@@ -74,8 +74,8 @@ pub struct Layout {
     pub cap: u64,
     /// Readback staging size (bytes).
     pub staging: u64,
-    /// Probe samples (components over all probes).
-    pub probe_slots: usize,
+    /// Output stream slots of every extension pass (probe components and the like).
+    pub out_slots: usize,
 }
 
 impl Layout {
@@ -133,15 +133,15 @@ impl Layout {
         }
         let field_bytes = 4 * g.len() as u64;
         let staging = STAGING_MAX.min(cap).min(field_bytes.max(4 * sy as u64)).max(4);
-        // Output streams of every extension pass (probe samples).
-        let probe_slots = model.schedule.passes.iter().map(|p| p.outputs.len()).sum();
+        // Output streams of every extension pass (probe samples and any other).
+        let out_slots = model.schedule.passes.iter().map(|p| p.outputs.len()).sum();
         Ok(Layout {
             pieces,
             sx,
             sy,
             cap,
             staging,
-            probe_slots,
+            out_slots,
         })
     }
 
@@ -170,8 +170,8 @@ impl Layout {
         (4 * MAX_STEPS * model.sources.len()).max(4) as u64
     }
 
-    pub fn probe_bytes(&self) -> u64 {
-        (4 * MAX_STEPS * self.probe_slots).max(4) as u64
+    pub fn out_bytes(&self) -> u64 {
+        (4 * MAX_STEPS * self.out_slots).max(4) as u64
     }
 }
 
@@ -224,13 +224,13 @@ pub fn plan(model: &Model, layout: &Layout) -> Plan {
             Layout::source_bytes(model) + 16 * model.sources.len() as u64,
         );
     }
-    if layout.probe_slots > 0 {
+    if layout.out_slots > 0 {
         p.add(
             format!(
-                "probe samples ({} x {} steps; device + 2 readback)",
-                layout.probe_slots, MAX_STEPS
+                "pass output streams ({} x {} steps; device + 2 readback)",
+                layout.out_slots, MAX_STEPS
             ),
-            3 * layout.probe_bytes() + 16 * layout.probe_slots as u64,
+            3 * layout.out_bytes() + 16 * layout.out_slots as u64,
         );
     }
     p.add("readback staging (gather + map)", 2 * layout.staging);
@@ -258,7 +258,7 @@ pub fn check_fit(
 ) -> Result<(), BackendError> {
     // Every buffer must be below max_buffer_size; the slab cut guarantees it for the
     // per-piece arrays, the rest are small, but say so if not.
-    let biggest = [layout.staging, layout.probe_bytes(), Layout::source_bytes(model)]
+    let biggest = [layout.staging, layout.out_bytes(), Layout::source_bytes(model)]
         .into_iter()
         .max()
         .unwrap_or(0);

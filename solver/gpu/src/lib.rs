@@ -8,8 +8,8 @@
 //! * [`device`]: adapters, `fdtd devices`, selection, memory budget queries.
 //! * [`layout`]: the grid cut into x slabs that fit a storage binding, and the plan.
 //! * [`kernels`]: the WGSL files, bind group layouts and pipelines.
-//! * [`params`]: what the host writes for the kernels (parameter blocks, step records,
-//!   source and probe tables), twins of the WGSL structs in `shaders/prelude.wgsl`.
+//! * [`params`]: what the host writes for the kernels (parameter blocks and
+//!   step records), twins of the WGSL structs in `shaders/prelude.wgsl`.
 //! * [`build`]: every buffer and the per-step list of dispatches.
 //!
 //! A [`Backend::step`] call of `count` steps is recorded into submissions of a bounded
@@ -17,7 +17,7 @@
 //! [`TARGET_SUBMISSION_S`] seconds, far below desktop watchdogs). Source values of the
 //! whole submission are uploaded once; per-step data (the step index) comes from a
 //! uniform bound with a dynamic offset; probes are sampled on the device and read back
-//! once per submission.
+//! once per submission (every pass output stream: probes and any other).
 mod build;
 mod device;
 mod kernels;
@@ -535,7 +535,7 @@ impl GpuBackend {
         let map = if sampled {
             let slot = self.next_map;
             self.next_map ^= 1;
-            enc.copy_buffer_to_buffer(&b.probe_out, 0, &b.probe_maps[slot], 0, self.layout.probe_bytes());
+            enc.copy_buffer_to_buffer(&b.pass_out, 0, &b.pass_maps[slot], 0, self.layout.out_bytes());
             Some(slot)
         } else {
             None
@@ -569,7 +569,7 @@ impl GpuBackend {
         self.seconds_per_step = (now - began).as_secs_f64() / f.count as f64;
         self.steps_per_submit = ((TARGET_SUBMISSION_S / self.seconds_per_step.max(1e-9)) as usize).clamp(1, MAX_STEPS);
         if let Some(slot) = f.map {
-            let data = self.map_read(&self.built.probe_maps[slot], self.layout.probe_bytes(), Some(f.index))?;
+            let data = self.map_read(&self.built.pass_maps[slot], self.layout.out_bytes(), Some(f.index))?;
             // Stream q of the passes, in schedule order, at slots q·MAX_STEPS...
             let mut q = 0;
             for (k, sp) in self.model.schedule.passes.iter().enumerate() {
@@ -679,7 +679,7 @@ impl GpuBackend {
             enc.resolve_query_set(&qs, 0..queries, &resolve, 0);
             enc.copy_buffer_to_buffer(&resolve, 0, &map, 0, bytes);
             if due {
-                enc.copy_buffer_to_buffer(&b.probe_out, 0, &b.probe_maps[0], 0, self.layout.probe_bytes());
+                enc.copy_buffer_to_buffer(&b.pass_out, 0, &b.pass_maps[0], 0, self.layout.out_bytes());
             }
             self.queue.submit([enc.finish()]);
             let ticks = {
@@ -707,7 +707,7 @@ impl GpuBackend {
                 }
             }
             if due {
-                let data = self.map_read(&self.built.probe_maps[0], self.layout.probe_bytes(), None)?;
+                let data = self.map_read(&self.built.pass_maps[0], self.layout.out_bytes(), None)?;
                 let mut q = 0;
                 for (k, sp) in self.model.schedule.passes.iter().enumerate() {
                     for (st, stream) in sp.outputs.iter().enumerate() {

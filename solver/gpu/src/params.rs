@@ -1,5 +1,5 @@
-//! What the host writes for the kernels: parameter blocks (uniforms), the step record
-//! and the source and probe tables. Each type is the `#[repr(C)]` twin of the WGSL
+//! What the host writes for the kernels: parameter blocks (uniforms) and the step
+//! record (pass kernels take plain u32 tables, `shaders/passes/abi.wgsl`). Each type is the `#[repr(C)]` twin of the WGSL
 //! struct of the same name and field names in `shaders/prelude.wgsl`; the shader tests
 //! (`kernels/tests.rs`) check that their sizes and field offsets are those naga lays
 //! out for the WGSL structs.

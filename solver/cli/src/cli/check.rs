@@ -183,6 +183,10 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
     let source = SceneSource::Path(a.scene.clone());
     let (scene, model) = session::load(&source, a.backend.backend != BackendArg::Gpu).map_err(|e| fail(&e))?;
     print_report(&scene, &model);
+    if a.schedule {
+        println!("step (in order; index ranges are half-open lo..hi per axis)");
+        print!("{}", model.schedule);
+    }
     if let Some(w) = session::resolution_warning(&model) {
         eprintln!("warning: {w}");
     }

@@ -175,6 +175,10 @@ pub struct RunArgs {
 pub struct CheckArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+    /// Also print the time step as the backends run it: every pass in order, with the
+    /// index ranges it covers.
+    #[arg(long)]
+    pub schedule: bool,
     #[command(flatten)]
     pub backend: BackendArgs,
 }
