@@ -142,6 +142,7 @@ fn a_failed_run_resumes_bit_identical() {
         fault: Some(Fault {
             at_step: 137,
             state_lost: true,
+            panic: false,
         }),
         scan_every: 50,
         ..RunOptions::default()
@@ -202,6 +203,7 @@ fn a_readable_state_is_saved_after_a_failure_and_resume_refuses_other_runs() {
         fault: Some(Fault {
             at_step: 95,
             state_lost: false,
+            panic: false,
         }),
         ..RunOptions::default()
     };

@@ -5,9 +5,11 @@
 //! soft dipole in the centre keeps the fields non-zero, and only `Backend::step` is
 //! timed, after a warm-up. With `dielectric`, a dielectric sphere (half the cube's
 //! edge across) adds mixed-material rows, so the material-index path is measured too.
-use crate::backend::{create, BackendChoice, BackendError, BackendOptions};
+use crate::backend::{engines, BackendChoice, BackendError, BackendOptions};
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
+use crate::session::resources::{available_ram, lower_bound};
+use crate::session::{create_backend, ErrorKind, SessionError};
 use crate::Component;
 pub use fdtd_core::workload::bench_scene;
 use std::io::Write;
@@ -106,15 +108,32 @@ pub fn run(opts: &BenchOptions, out: &mut dyn Write) -> Result<Vec<BenchRow>, Ba
     )
     .map_err(io)?;
     let mut rows = Vec::new();
-    let warmup = 5;
+    let warmup: usize = 5;
     for &n in &opts.sizes {
-        let scene = bench_scene(n, opts.cpml, warmup + opts.steps, opts.dielectric);
+        let scene = bench_scene(n, opts.cpml, warmup.saturating_add(opts.steps), opts.dielectric);
+        // The same checks as a run: a cube too large for RAM is refused before the model
+        // is allocated, and the backend's plan before the backend is.
+        if let Some(available) = available_ram() {
+            let need = lower_bound(&scene, opts.backend != BackendChoice::Gpu);
+            if need > available {
+                return Err(BackendError::DoesNotFit(format!(
+                    "a {n}³ cube needs at least {} of RAM; {} is available",
+                    human_bytes(need),
+                    human_bytes(available)
+                )));
+            }
+        }
         let model = Arc::new(Model::discretize(&scene).map_err(|e| BackendError::DoesNotFit(e.to_string()))?);
         let plan_bytes = Plan::common(&model, 2).total();
-        let (mut backend, desc) = create(model.clone(), opts.backend, &opts.backend_opts)?;
-        let src = model.source_values(0, warmup + opts.steps);
-        let ns = model.sources.len();
-        backend.step(0, warmup, &src[..warmup * ns])?;
+        let created =
+            create_backend(&engines(), &model, opts.backend, &opts.backend_opts, 50).map_err(|e| match e {
+                SessionError::Backend(e) => e,
+                e if e.kind() == ErrorKind::DoesNotFit => BackendError::DoesNotFit(e.to_string()),
+                e => BackendError::Gpu(e.to_string()),
+            })?;
+        let desc = created.describe();
+        let mut backend = created.backend;
+        backend.step(0, warmup, &model.source_values(0, warmup))?;
         // Block until the warm-up is done (GPU backends queue work).
         backend.read_region(Component::Ez, [0; 3], [1; 3])?;
         let t = Instant::now();
@@ -123,7 +142,7 @@ pub fn run(opts: &BenchOptions, out: &mut dyn Write) -> Result<Vec<BenchRow>, Ba
         while done < opts.steps {
             let count = chunk.min(opts.steps - done);
             let n0 = warmup + done;
-            backend.step(n0, count, &src[n0 * ns..(n0 + count) * ns])?;
+            backend.step(n0, count, &model.source_values(n0, count))?;
             done += count;
         }
         backend.read_region(Component::Ez, [0; 3], [1; 3])?;

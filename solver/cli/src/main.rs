@@ -8,5 +8,6 @@ fn main() {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
+    cli::install_panic_hook();
     std::process::exit(cli::main());
 }

@@ -407,3 +407,145 @@ fn ctrl_c_closes_the_file_as_interrupted() {
     let done = f.attr("steps_done").unwrap().read_scalar::<u64>().unwrap() as usize;
     assert_eq!(f.dataset("probes/rx/Ez").unwrap().shape(), vec![done]);
 }
+
+/// Spawn `fdtd args` in `dir` with its stdout closed before it writes anything (as
+/// `fdtd ... | head -0` would leave it), and wait for it.
+fn with_stdout_closed(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_the_report_not_the_command() {
+    let dir = setup("dip.toml", SCENE);
+    // `fdtd check | head`: no panic, the usual exit code.
+    let out = with_stdout_closed(dir.path(), &["check", "dip.toml", "--backend", "cpu"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // `fdtd run | head -1`: the run goes on and its file is complete.
+    let out = with_stdout_closed(dir.path(), &["run", "dip.toml", "--backend", "cpu"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status_of(&dir.path().join("dip.h5")), "complete");
+    // `fdtd bench | head -1` too.
+    let out = with_stdout_closed(
+        dir.path(),
+        &["bench", "--sizes", "12", "--steps", "2", "--cpml", "2"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_panic_closes_the_output_as_failed_with_the_message() {
+    let dir = setup("dip.toml", SCENE);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["run", "dip.toml", "--backend", "cpu", "--chunk", "8"])
+        .current_dir(dir.path())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("RUST_BACKTRACE", "0")
+        .env("FDTD_FAULT_AT_STEP", "20:panic");
+    let out = cmd.output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{stderr}");
+    assert!(stderr.contains("internal error"), "{stderr}");
+    let h5 = dir.path().join("dip.h5");
+    assert_eq!(status_of(&h5), "failed");
+    let f = hdf5::File::open(&h5).unwrap();
+    let error = f.attr("error").unwrap().read_scalar::<VarLenUnicode>().unwrap();
+    assert!(
+        error.as_str().contains("simulated panic at step 20"),
+        "{}",
+        error.as_str()
+    );
+    // What was written before the panic is there: the chunks before step 20 (chunks of
+    // 8 steps, cut at the snapshot step 20: 0..8, 8..16, 16..20).
+    let done = f.attr("steps_done").unwrap().read_scalar::<u64>().unwrap() as usize;
+    assert_eq!(done, 20);
+    assert_eq!(f.dataset("probes/rx/Ez").unwrap().shape(), vec![done]);
+}
+
+#[test]
+fn numeric_options_are_range_checked() {
+    let dir = setup("dip.toml", SCENE);
+    let out = fdtd(dir.path(), &["run", "dip.toml", "--threads", "100000"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("more than 4 per core"), "{stderr}");
+    assert!(!dir.path().join("dip.h5").exists());
+    // A chunk longer than the run is the run.
+    let out = fdtd(
+        dir.path(),
+        &["run", "dip.toml", "--backend", "cpu", "--chunk", "18446744073709551615"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(status_of(&dir.path().join("dip.h5")), "complete");
+    // bench: a cube far beyond RAM is refused (it used to abort on the allocation), a
+    // CPML without interior is a usage error.
+    let out = fdtd(dir.path(), &["bench", "--sizes", "100000"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("RAM") && stderr.contains("available"), "{stderr}");
+    let out = fdtd(
+        dir.path(),
+        &["bench", "--sizes", "16", "--cpml", "18446744073709551615"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+/// Whether process `pid` has a handler for SIGTERM (bit 15 of `SigCgt`).
+fn catches_sigterm(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|m| m & (1 << (15 - 1)) != 0)
+}
+
+#[test]
+fn sigterm_during_set_up_exits_130_and_writes_nothing() {
+    // 200³ cells: discretising takes a good fraction of a second, the signal lands in it.
+    let big = SCENE.replace("size = [0.02, 0.016, 0.012]", "size = [0.2, 0.2, 0.2]");
+    let dir = setup("big.toml", &big);
+    let child = Command::new(BIN)
+        .args(["run", "big.toml", "--backend", "cpu"])
+        .current_dir(dir.path())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !catches_sigterm(child.id()) {
+        assert!(t0.elapsed() < Duration::from_secs(20), "no SIGTERM handler installed");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopped before the run started"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "big.toml")
+        .collect();
+    assert!(left.is_empty(), "set-up stopped by a signal left {left:?}");
+}

@@ -117,14 +117,17 @@ pub struct Fault {
     /// real device loss). Otherwise the state of the last chunk end is still readable,
     /// and the runner writes a checkpoint of it.
     pub state_lost: bool,
+    /// Panic instead (a stand-in for a bug), to test what a front end's panic handling
+    /// leaves behind.
+    pub panic: bool,
 }
 
 impl Fault {
     /// The environment variable read by [`Fault::from_env`].
     pub const ENV: &'static str = "FDTD_FAULT_AT_STEP";
 
-    /// `FDTD_FAULT_AT_STEP=N` (device lost, state gone) or `N:readable` (the state of the
-    /// last chunk end can still be saved).
+    /// `FDTD_FAULT_AT_STEP=N` (device lost, state gone), `N:readable` (the state of the
+    /// last chunk end can still be saved) or `N:panic` (a panic, as a bug would).
     pub fn from_env() -> Result<Option<Fault>, String> {
         let Ok(v) = std::env::var(Self::ENV) else {
             return Ok(None);
@@ -134,12 +137,22 @@ impl Fault {
             .trim()
             .parse()
             .map_err(|_| format!("{}={v}: expected a step number, e.g. 500 or 500:readable", Self::ENV))?;
-        let state_lost = match kind {
-            "lost" => true,
-            "readable" => false,
-            _ => return Err(format!("{}={v}: the kind after ':' is `lost` or `readable`", Self::ENV)),
+        let (state_lost, panic) = match kind {
+            "lost" => (true, false),
+            "readable" => (false, false),
+            "panic" => (false, true),
+            _ => {
+                return Err(format!(
+                    "{}={v}: the kind after ':' is `lost`, `readable` or `panic`",
+                    Self::ENV
+                ))
+            }
         };
-        Ok(Some(Fault { at_step, state_lost }))
+        Ok(Some(Fault {
+            at_step,
+            state_lost,
+            panic,
+        }))
     }
 }
 
@@ -554,7 +567,7 @@ pub fn run(
         }
         // End the chunk at the next snapshot step (inclusive), the next checkpoint step,
         // or after `chunk` steps.
-        let mut end = (n0 + opts.chunk.max(1)).min(steps);
+        let mut end = n0.saturating_add(opts.chunk.max(1)).min(steps);
         let every_k = ck.as_ref().and_then(|c| c.opts.interval.steps);
         let periods = model.snapshots.iter().map(|s| s.every).chain(every_k);
         for every in periods {
@@ -565,6 +578,7 @@ pub fn run(
         }
         if let Some(f) = opts.fault {
             if (n0..end).contains(&f.at_step) {
+                assert!(!f.panic, "simulated panic at step {} ({})", f.at_step, Fault::ENV);
                 let error =
                     BackendError::DeviceLost(format!("simulated device loss at step {} ({})", f.at_step, Fault::ENV));
                 let mut saved = None;

@@ -142,22 +142,37 @@ fn open_files() -> MutexGuard<'static, Vec<(u64, File)>> {
 /// Ctrl-C) whose `then` ends the process: no other thread can enter an HDF5 call between
 /// the flush and the end, so the file on disk is the consistent, just-flushed one.
 pub fn close_all_interrupted_then<R>(then: impl FnOnce() -> R) -> R {
-    hdf5::sync::sync(|| {
-        {
-            let open = open_files();
-            for (_, f) in open.iter() {
-                let _ = set_str(f, "status", "interrupted");
-                let _ = f.flush();
-            }
-        }
-        then()
-    })
+    mark_all_then("interrupted", None, then)
 }
 
 /// Flush every open output file and mark it `status = "interrupted"` (see
 /// [`close_all_interrupted_then`]).
 pub fn close_all_interrupted() {
     close_all_interrupted_then(|| ())
+}
+
+/// Flush every open output file and mark it `status = "failed"` with `message` as its
+/// `error` attribute, then call `then` under the HDF5 library lock (see
+/// [`close_all_interrupted_then`]). Meant for a panic hook that ends the process: what
+/// the run wrote up to the panic stays readable, and the file says why it stopped.
+pub fn close_all_failed_then<R>(message: &str, then: impl FnOnce() -> R) -> R {
+    mark_all_then("failed", Some(message), then)
+}
+
+fn mark_all_then<R>(status: &str, error: Option<&str>, then: impl FnOnce() -> R) -> R {
+    hdf5::sync::sync(|| {
+        {
+            let open = open_files();
+            for (_, f) in open.iter() {
+                let _ = set_str(f, "status", status);
+                if let Some(msg) = error {
+                    let _ = put_or_set_str(f, "error", msg);
+                }
+                let _ = f.flush();
+            }
+        }
+        then()
+    })
 }
 
 /// Streams a run's probes and snapshots into one HDF5 file.
@@ -859,7 +874,7 @@ impl Hdf5Sink {
             put_or_set_u64(file, "steps_done", steps_done as u64)
                 .map_err(|e| self.err("updating steps_done".into(), e))?;
             if let Some(msg) = error {
-                put_str(file, "error", msg).map_err(|e| self.err("writing the error attribute".into(), e))?;
+                put_or_set_str(file, "error", msg).map_err(|e| self.err("writing the error attribute".into(), e))?;
             }
             file.flush().map_err(|e| self.err("flushing".into(), e))?;
         }
@@ -924,6 +939,13 @@ impl Hdf5Sink {
         self.xdmf_written = Some(Instant::now());
         self.xdmf_frames = frames;
         Ok(())
+    }
+}
+
+fn put_or_set_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
+    match loc.attr(name) {
+        Ok(a) => a.write_scalar(&vlu(v)),
+        Err(_) => put_str(loc, name, v),
     }
 }
 

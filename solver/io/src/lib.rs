@@ -38,8 +38,8 @@ mod hdf5;
 pub mod xdmf;
 
 pub use self::hdf5::{
-    close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink, OutputError, OutputInfo,
-    INDEX_CONVENTION,
+    close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,
+    OutputError, OutputInfo, INDEX_CONVENTION,
 };
 
 #[cfg(test)]

@@ -447,6 +447,9 @@ fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
     Ok(out)
 }
 
+/// Longest `[checkpoint] every_seconds` accepted.
+const MAX_CHECKPOINT_SECONDS: f64 = 1e9;
+
 /// `[checkpoint]` (optional): periodic checkpoints of a run.
 fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
     let mut out = CheckpointSection::default();
@@ -457,7 +460,16 @@ fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
         out.every_steps = Some(v.uint(1)?);
     }
     if let Some(v) = t.get("every_seconds") {
-        out.every_seconds = Some(v.positive()?);
+        // A wall-time interval; beyond ~30 years it is a typo, and not a duration.
+        let secs = v.positive()?;
+        if secs > MAX_CHECKPOINT_SECONDS {
+            return Err(v.err(format!(
+                "must be at most {} s (about 30 years; got {})",
+                num(MAX_CHECKPOINT_SECONDS),
+                num(secs)
+            )));
+        }
+        out.every_seconds = Some(secs);
     }
     if let Some(v) = t.get("path") {
         let p = v.str()?;
@@ -1657,6 +1669,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = 1e308\n", &["checkpoint.every_seconds: must be at most 1e9 s", "got 1e308"], 7, 17),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery = 10\n", &["checkpoint.every: unknown key \"every\""], 7, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"  \"\n", &["checkpoint.path: the checkpoint path is empty"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nenabled = \"no\"\n", &["checkpoint.enabled: expected true or false, found string \"no\""], 7, 11),

@@ -52,49 +52,49 @@ fn boundary(b: &Boundary) -> String {
 
 fn print_report(scene: &Scene, model: &Model) {
     let g = &model.grid;
-    println!("scene      {}: valid", scene.path.display());
-    println!(
+    outln!("scene      {}: valid", scene.path.display());
+    outln!(
         "grid       {} × {} × {} = {} cells",
         g.n[0],
         g.n[1],
         g.n[2],
         thousands(g.cells())
     );
-    println!("cell size  {}", lengths(g.d));
-    println!("domain     {}", lengths(scene.domain.size()));
-    println!("time step  {} (Courant {})", si(g.dt, "s"), g.courant);
-    println!(
+    outln!("cell size  {}", lengths(g.d));
+    outln!("domain     {}", lengths(scene.domain.size()));
+    outln!("time step  {} (Courant {})", si(g.dt, "s"), g.courant);
+    outln!(
         "steps      {} ({} simulated)",
         thousands(g.steps as u64),
         si(g.dt * g.steps as f64, "s")
     );
 
-    println!("boundaries");
+    outln!("boundaries");
     for (name, b) in Boundaries::FACE_NAMES.iter().zip(&scene.boundaries.faces) {
-        println!("  {name:<6} {}", boundary(b));
+        outln!("  {name:<6} {}", boundary(b));
     }
 
-    println!("materials");
-    println!("  {:<16} {:>10} {:>10} {:>12}", "name", "eps_r", "mu_r", "sigma (S/m)");
+    outln!("materials");
+    outln!("  {:<16} {:>10} {:>10} {:>12}", "name", "eps_r", "mu_r", "sigma (S/m)");
     for m in &scene.materials {
         match m.kind {
-            MaterialKind::Dielectric { eps_r, mu_r, sigma } => println!(
+            MaterialKind::Dielectric { eps_r, mu_r, sigma } => outln!(
                 "  {:<16} {:>10} {:>10} {:>12}",
                 m.name,
                 sig(eps_r, 6),
                 sig(mu_r, 6),
                 sig(sigma, 6)
             ),
-            MaterialKind::Pec => println!("  {:<16} {:>10}", m.name, "PEC"),
+            MaterialKind::Pec => outln!("  {:<16} {:>10}", m.name, "PEC"),
         }
     }
-    println!(
+    outln!(
         "  distinct averaged materials on the grid: {} E, {} H",
         model.coefs.e.len(),
         model.coefs.h.len()
     );
 
-    println!("sources ({})", model.sources.len());
+    outln!("sources ({})", model.sources.len());
     for s in &model.sources {
         let kind = match s.kind {
             SourceKind::Current => "current",
@@ -106,7 +106,7 @@ fn print_report(scene: &Scene, model: &Model) {
             .find(|x| x.name == s.name)
             .map(|x| point(x.position))
             .unwrap_or_default();
-        println!(
+        outln!(
             "  {:<16} {kind} {} at {requested} → index {:?}, up to {}",
             s.name,
             s.component,
@@ -115,14 +115,14 @@ fn print_report(scene: &Scene, model: &Model) {
         );
     }
 
-    println!("probes ({})", model.probes.len());
+    outln!("probes ({})", model.probes.len());
     for p in &model.probes {
         let samples: Vec<String> = p
             .samples
             .iter()
             .map(|s| format!("{} {:?}", s.component, s.index))
             .collect();
-        println!(
+        outln!(
             "  {:<16} at {}, every {}: {}",
             p.name,
             point(p.position),
@@ -131,7 +131,7 @@ fn print_report(scene: &Scene, model: &Model) {
         );
     }
 
-    println!("snapshots ({})", model.snapshots.len());
+    outln!("snapshots ({})", model.snapshots.len());
     let mut out_bytes: u64 = model
         .probes
         .iter()
@@ -146,7 +146,7 @@ fn print_report(scene: &Scene, model: &Model) {
             .sum();
         out_bytes += frames * per_frame;
         let comps: Vec<&str> = s.components.iter().map(|c| c.name()).collect();
-        println!(
+        outln!(
             "  {:<16} {} nodes {:?}..{:?} (exclusive), every {}: {frames} frames of {}",
             s.name,
             comps.join(", "),
@@ -156,25 +156,25 @@ fn print_report(scene: &Scene, model: &Model) {
             human_bytes(per_frame)
         );
     }
-    println!("output     about {} before compression", human_bytes(out_bytes));
+    outln!("output     about {} before compression", human_bytes(out_bytes));
     let ck = scene.checkpoint();
     let when = if !ck.enabled {
         "off ([checkpoint] enabled = false)".to_string()
     } else {
         session::checkpoint_interval(&ck, None).describe()
     };
-    println!(
+    outln!(
         "checkpoint {} each, {when} and when stopped (two kept on disk)",
         human_bytes(fdtd::runner::checkpoint_bytes(model))
     );
 
     match model.resolution {
-        Some((f, cpw)) => println!(
+        Some((f, cpw)) => outln!(
             "resolution {} cells per wavelength at {} (at least 10 recommended)",
             sig(cpw, 3),
             hz(f)
         ),
-        None => println!("resolution (no sources)"),
+        None => outln!("resolution (no sources)"),
     }
 }
 
@@ -184,11 +184,11 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
     let (scene, model) = session::load(&source, a.backend.backend != BackendArg::Gpu).map_err(|e| fail(&e))?;
     print_report(&scene, &model);
     if a.schedule {
-        println!("step (in order; index ranges are half-open lo..hi per axis)");
-        print!("{}", model.schedule);
+        outln!("step (in order; index ranges are half-open lo..hi per axis)");
+        out!("{}", model.schedule);
     }
     if let Some(w) = session::resolution_warning(&model) {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
 
     let gpu = GpuWithInfo::default();
@@ -202,23 +202,23 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
     )
     .map_err(|e| fail(&e))?;
     if plan.kind == BackendChoice::Gpu {
-        println!("memory plan (gpu backend on {})", plan.target.device);
-        println!("{}", plan.target.plan);
+        outln!("memory plan (gpu backend on {})", plan.target.device);
+        outln!("{}", plan.target.plan);
         if let Some(info) = gpu.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            println!("  fits: {}", info.memory.describe());
+            outln!("  fits: {}", info.memory.describe());
         }
         return Ok(exit::OK);
     }
     match &plan.auto {
-        Some(why @ Auto::Cpu(_)) => println!(
+        Some(why @ Auto::Cpu(_)) => outln!(
             "memory plan (cpu backend; auto would not use a GPU: {})",
             auto_note(why)
         ),
-        _ => println!("memory plan (cpu backend)"),
+        _ => outln!("memory plan (cpu backend)"),
     }
-    println!("{}", plan.target.plan);
+    outln!("{}", plan.target.plan);
     if let Some(ram) = &plan.ram {
-        println!("  {ram}");
+        outln!("  {ram}");
     }
     plan.require_ram(&model).map_err(|e| fail(&e))?;
     Ok(exit::OK)

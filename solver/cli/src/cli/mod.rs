@@ -1,5 +1,22 @@
 //! The `fdtd` command line: `run`, `check`, `bench`, `devices`, `validate`.
+
+/// `println!` for reports: a closed stdout does not stop the command ([`out`]).
+macro_rules! outln {
+    () => { $crate::cli::out::line(format_args!("")) };
+    ($($t:tt)*) => { $crate::cli::out::line(format_args!($($t)*)) };
+}
+/// `print!` for reports ([`out`]).
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::out::text(format_args!($($t)*)) };
+}
+/// `eprintln!` that a closed stderr does not turn into a panic ([`out`]).
+macro_rules! errln {
+    () => { $crate::cli::out::err_line(format_args!("")) };
+    ($($t:tt)*) => { $crate::cli::out::err_line(format_args!($($t)*)) };
+}
+
 mod check;
+mod out;
 mod run;
 mod validate;
 
@@ -23,6 +40,25 @@ pub mod exit {
     /// Interrupted (Ctrl-C / SIGTERM); the output file is closed with status "interrupted"
     /// and a checkpoint is written (resume with `--resume`).
     pub const INTERRUPTED: i32 = 130;
+    /// An internal error (a bug in fdtd, Rust's panic code); open output files are
+    /// closed with status "failed" and the message.
+    pub const INTERNAL: i32 = 101;
+}
+
+/// On a panic (a bug): print it as usual, then mark every open output file `failed` with
+/// the panic's message, flush it and exit with [`exit::INTERNAL`]. Nothing the run wrote
+/// before is lost, and the file says why it stopped instead of `running`.
+pub fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        let message = format!("internal error (a bug in fdtd {}): {info}", env!("CARGO_PKG_VERSION"));
+        errln!(
+            "error: fdtd stopped on an internal error; open output files are closed with status \"failed\" \
+             and this message. Please report it with the scene and the command line."
+        );
+        fdtd::output::close_all_failed_then(&message, || std::process::exit(exit::INTERNAL))
+    }));
 }
 
 const LONG_ABOUT: &str = "\
@@ -39,7 +75,9 @@ Exit codes:
   4    does not fit: the memory plan exceeds the available memory, or the
        planned output exceeds the free disk space
   130  interrupted (Ctrl-C or SIGTERM); a checkpoint is written and the output
-       file is closed with status \"interrupted\": continue with --resume";
+       file is closed with status \"interrupted\": continue with --resume
+  101  internal error (a bug); open output files are closed with status
+       \"failed\" and the message";
 
 const VALIDATE_ABOUT: &str = "\
 Run the analytic validation suite: every case compares a run of the solver with theory \
@@ -102,8 +140,8 @@ pub struct BackendArgs {
     /// Backend to run on.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
-    /// CPU threads (0 = every core).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// CPU threads (0 = every core; at most 4 per core).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = threads)]
     pub threads: usize,
     /// GPU adapter: an index from `fdtd devices` or a case-insensitive name substring
     /// (with `auto`, naming one also allows a software adapter).
@@ -200,8 +238,8 @@ pub struct BenchArgs {
     /// Backend to measure.
     #[arg(long, value_enum, default_value_t = BackendArg::Cpu)]
     pub backend: BackendArg,
-    /// CPU threads (0 = every core).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// CPU threads (0 = every core; at most 4 per core).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = threads)]
     pub threads: usize,
     /// GPU adapter: an index from `fdtd devices` or a case-insensitive name substring.
     #[arg(long, value_name = "D")]
@@ -234,8 +272,8 @@ pub struct ValidateArgs {
     /// of the costly cases, each with its bound argued for that size.
     #[arg(long)]
     pub quick: bool,
-    /// CPU threads (0 = every core).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// CPU threads (0 = every core; at most 4 per core).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = threads)]
     pub threads: usize,
 }
 
@@ -286,6 +324,23 @@ fn backend_help(e: &BackendError) -> &'static str {
 
 /// `--checkpoint-every`: [`fdtd::checkpoint::Interval::parse`], pointing at
 /// `--no-checkpoint` for 0.
+/// `--threads`: 0 (every core) up to 4 per core this process may use. More is never
+/// faster for a memory-bound stencil, and 100000 threads take minutes just to start.
+fn threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a thread count (a whole number; 0 = every core)"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if n > 4 * cores {
+        return Err(format!(
+            "{n} threads is more than 4 per core: this machine lets fdtd use {cores} core(s); \
+             0 uses every core"
+        ));
+    }
+    Ok(n)
+}
+
 fn checkpoint_interval(s: &str) -> Result<fdtd::checkpoint::Interval, String> {
     fdtd::checkpoint::Interval::parse(s).map_err(|e| match s.trim().parse::<u64>() {
         Ok(0) => format!("{e}; --no-checkpoint turns checkpoints off"),
@@ -447,7 +502,7 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", e.message);
+            errln!("error: {}", e.message);
             e.code
         }
     }
@@ -459,6 +514,14 @@ fn bench(a: &BenchArgs) -> Result<i32, CliError> {
     }
     if a.steps == 0 {
         return Err(CliError::bad_input("--steps must be at least 1"));
+    }
+    let smallest = a.sizes.iter().copied().min().unwrap_or(0);
+    if a.cpml > 0 && a.cpml.saturating_mul(2) >= smallest {
+        return Err(CliError::bad_input(format!(
+            "--cpml {} leaves no interior in the {smallest}³ cube: two layers need fewer than {smallest} cells \
+             together",
+            a.cpml
+        )));
     }
     let opts = fdtd::bench::BenchOptions {
         sizes: a.sizes.clone(),
@@ -472,12 +535,17 @@ fn bench(a: &BenchArgs) -> Result<i32, CliError> {
             gpu_memory_fraction: None,
         },
     };
-    let mut out = std::io::stdout();
-    fdtd::bench::run(&opts, &mut out).map_err(|e| CliError::backend(&e))?;
+    fdtd::bench::run(&opts, &mut out::Report).map_err(|e| match (&e, a.backend) {
+        (BackendError::DoesNotFit(_), BackendArg::Cpu) => CliError::new(
+            exit::DOES_NOT_FIT,
+            format!("{e}\n  help: smaller --sizes fit (the memory column shows what each size needs)"),
+        ),
+        _ => CliError::backend(&e),
+    })?;
     Ok(exit::OK)
 }
 
 fn devices() -> Result<i32, CliError> {
-    println!("{}", fdtd::backend::gpu::describe_devices());
+    outln!("{}", fdtd::backend::gpu::describe_devices());
     Ok(exit::OK)
 }

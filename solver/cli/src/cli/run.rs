@@ -12,28 +12,31 @@ use fdtd::session::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Install the Ctrl-C / SIGTERM handler: the first signal sets `stop` (the run ends after
-/// the current chunk, writes a checkpoint and closes its file as "interrupted"); the
-/// second flushes the open output files and exits with 130 at once.
-fn install_interrupt(stop: Arc<AtomicBool>, resume_hint: String) {
+/// Install the Ctrl-C / SIGTERM handler, first thing, so that set-up is covered too: the
+/// first signal sets `stop` (set-up ends before the output is created, or the run ends
+/// after the current chunk, writes a checkpoint and closes its file as "interrupted");
+/// the second flushes the open output files and exits with 130 at once. `resume_hint`
+/// is filled in once the run's checkpoints are known.
+fn install_interrupt(stop: Arc<AtomicBool>, resume_hint: Arc<Mutex<String>>) {
     let count = AtomicUsize::new(0);
     let r = ctrlc::set_handler(move || {
         if count.fetch_add(1, Ordering::SeqCst) == 0 {
             stop.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\ninterrupt: stopping after the current chunk, writing a checkpoint and closing the output \
-                 (press Ctrl-C again to quit now)"
+            errln!(
+                "\ninterrupt: stopping (after the current chunk, with a checkpoint, once the run has started); \
+                 press Ctrl-C again to quit now"
             );
         } else {
-            eprintln!("\ninterrupt: quitting now; the output file stays valid. {resume_hint}");
+            let hint = resume_hint.lock().map(|h| h.clone()).unwrap_or_default();
+            errln!("\ninterrupt: quitting now; the output file stays valid. {hint}");
             // Exit while the output library is still locked: nothing is written after the flush.
             fdtd::output::close_all_interrupted_then(|| std::process::exit(exit::INTERRUPTED));
         }
     });
     if let Err(e) = r {
-        eprintln!(
+        errln!(
             "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run without closing the output file"
         );
     }
@@ -56,6 +59,8 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     // The progress bar, once the run starts; events before it go straight to stderr.
     let bar_cell: Arc<OnceLock<ProgressBar>> = Arc::new(OnceLock::new());
     let stop = Arc::new(AtomicBool::new(false));
+    let hint = Arc::new(Mutex::new(String::new()));
+    install_interrupt(stop.clone(), hint.clone());
 
     let mut req = RunRequest::new(a.scene.clone());
     req.output = a.output.clone();
@@ -79,8 +84,8 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             Severity::Warning => "warning: ",
         };
         match cell.get() {
-            Some(bar) => bar.suspend(|| eprintln!("{prefix}{e}")),
-            None => eprintln!("{prefix}{e}"),
+            Some(bar) => bar.suspend(|| errln!("{prefix}{e}")),
+            None => errln!("{prefix}{e}"),
         }
     }));
     let cell = bar_cell.clone();
@@ -97,8 +102,8 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let model = session.model().clone();
     let g = &model.grid;
     if !quiet {
-        println!("fdtd {} · {}", env!("CARGO_PKG_VERSION"), a.scene.display());
-        println!(
+        outln!("fdtd {} · {}", env!("CARGO_PKG_VERSION"), a.scene.display());
+        outln!(
             "  grid     {} × {} × {} = {} cells of {}",
             g.n[0],
             g.n[1],
@@ -106,7 +111,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             thousands(g.cells()),
             lengths(g.d)
         );
-        println!(
+        outln!(
             "  time     dt = {}, {} steps ({} simulated), Courant {}",
             si(g.dt, "s"),
             thousands(g.steps as u64),
@@ -115,7 +120,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         );
     }
     if let Some(w) = resolution_warning(&model) {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
 
     let format = Hdf5Format {
@@ -128,10 +133,10 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let ck = prepared.checkpoints().clone();
     let start = prepared.start();
     if !quiet {
-        println!("  backend  {}", backend_line(&prepared));
-        println!("  output   {}", prepared.output_path().display());
+        outln!("  backend  {}", backend_line(&prepared));
+        outln!("  output   {}", prepared.output_path().display());
         if ck.enabled {
-            println!(
+            outln!(
                 "  checkpoint {}, {}, to {}",
                 human_bytes(prepared.checkpoint_bytes()),
                 ck.interval.describe(),
@@ -139,7 +144,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             );
         }
         if start > 0 {
-            println!(
+            outln!(
                 "  resuming from step {} of {} (the output keeps its first {} steps)",
                 thousands(start as u64),
                 thousands(g.steps as u64),
@@ -147,13 +152,13 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             );
         }
     }
-    // From here on Ctrl-C closes the output cleanly.
-    let hint = if ck.enabled {
-        format!("Continue from the last checkpoint with `{resume}`")
-    } else {
-        "Checkpoints are off: the run cannot be resumed.".to_string()
-    };
-    install_interrupt(stop, hint);
+    if let Ok(mut h) = hint.lock() {
+        *h = if ck.enabled {
+            format!("Continue from the last checkpoint with `{resume}`")
+        } else {
+            "Checkpoints are off: the run cannot be resumed.".to_string()
+        };
+    }
 
     let bar = if quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
@@ -197,12 +202,12 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     if let Some(x) = &report.companion {
         line.push_str(&format!(" and {}", x.display()));
     }
-    println!("{line}");
+    outln!("{line}");
     Ok(match report.kind() {
         None => exit::OK,
         Some(kind) => {
             if let Some(advice) = &report.advice {
-                eprintln!("{}", resume_advice(advice, &resume, false));
+                errln!("{}", resume_advice(advice, &resume, false));
             }
             debug_assert_eq!(kind, ErrorKind::Interrupted);
             exit_code(kind)

@@ -22,7 +22,7 @@ fn row(cells: [&str; 7]) {
             line.push_str(&format!("{c:<w$}"));
         }
     }
-    println!("{}", line.trim_end());
+    outln!("{}", line.trim_end());
 }
 
 /// Rows for one backend's result of one case; returns the number of failed checks.
@@ -47,7 +47,7 @@ fn print_result(r: &CaseResult) -> usize {
     let failed = r.failures().count();
     if failed > 0 {
         for line in r.log.iter().flat_map(|l| l.lines()) {
-            println!("      {line}");
+            outln!("      {line}");
         }
     }
     failed
@@ -59,7 +59,7 @@ fn gpu_target(a: &ValidateArgs, opts: &BackendOptions) -> Result<Option<String>,
     let required = a.backend == ValidateBackend::Gpu;
     match cases::probe_gpu(opts) {
         Ok(t) if t.software && opts.device.is_none() && !required => {
-            println!(
+            outln!(
                 "gpu: skipped: the GPU adapter, {}, is software and far slower than the CPU \
                  (name it with --device to include it)",
                 t.device
@@ -69,7 +69,7 @@ fn gpu_target(a: &ValidateArgs, opts: &BackendOptions) -> Result<Option<String>,
         Ok(t) => Ok(Some(t.device)),
         Err(e) if required => Err(CliError::runtime(format!("--backend gpu: {e}"))),
         Err(e) => {
-            println!("gpu: skipped: {e}");
+            outln!("gpu: skipped: {e}");
             Ok(None)
         }
     }
@@ -92,19 +92,19 @@ pub fn validate(a: &ValidateArgs) -> Result<i32, CliError> {
     }
     if a.backend != ValidateBackend::Cpu {
         if let Some(device) = gpu_target(a, &gpu_opts)? {
-            println!("gpu: {device}");
+            outln!("gpu: {device}");
             specs.push(BackendSpec::new(fdtd::backend::BackendChoice::Gpu, gpu_opts));
         }
     }
     let both = specs.len() == 2;
-    println!(
+    outln!(
         "fdtd validate: {} analytic cases on {}, {} size{}",
         cases::ALL.len(),
         specs.iter().map(|s| s.name()).collect::<Vec<_>>().join(" and "),
         size,
         if both { ", CPU and GPU held to each other" } else { "" }
     );
-    println!();
+    outln!();
     row(["case", "backend", "check", "bound", "measured", "result", "Mcells/s"]);
     row(["----", "-------", "-----", "-----", "--------", "------", "--------"]);
     let (mut checks, mut failed) = (0usize, 0usize);
@@ -153,16 +153,16 @@ pub fn validate(a: &ValidateArgs) -> Result<i32, CliError> {
             }
         }
     }
-    println!();
+    outln!();
     for (b, d) in &devices {
-        println!("{b}: {d}");
+        outln!("{b}: {d}");
     }
     let wall = start.elapsed().as_secs_f64();
     if failed == 0 {
-        println!("all {checks} checks passed ({wall:.1} s)");
+        outln!("all {checks} checks passed ({wall:.1} s)");
         Ok(exit::OK)
     } else {
-        println!("{failed} of {checks} checks FAILED ({wall:.1} s)");
+        outln!("{failed} of {checks} checks FAILED ({wall:.1} s)");
         Ok(exit::RUNTIME)
     }
 }

@@ -73,7 +73,7 @@ pub enum ModelError {
     },
     #[error("periodic boundary on {0} needs both faces of that axis periodic")]
     PeriodicMismatch(&'static str),
-    #[error("CPML layers on axis {axis} ({cells} cells on each side) leave no interior in {n} cells")]
+    #[error("CPML layers on axis {axis} ({cells} cells on the two sides together) leave no interior in {n} cells")]
     CpmlTooThick { axis: char, cells: usize, n: usize },
     #[error("the scene makes {0} distinct averaged materials; at most 65535 are supported")]
     TooManyMaterials(usize),

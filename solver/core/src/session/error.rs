@@ -199,6 +199,10 @@ pub enum SessionError {
     /// The run ended but its output could not be closed.
     #[error(transparent)]
     Finish(OutputFailure),
+    /// Stopped on request while setting up, before the output was created: nothing was
+    /// written.
+    #[error("stopped before the run started; nothing was written")]
+    StoppedBeforeStart,
 }
 
 impl From<BackendError> for SessionError {
@@ -227,6 +231,7 @@ impl SessionError {
                 OutputErrorKind::Runtime => ErrorKind::Runtime,
             },
             E::Run(f) => f.kind(),
+            E::StoppedBeforeStart => ErrorKind::Interrupted,
         }
     }
 }

@@ -15,6 +15,9 @@
 //!    before the CPU backend allocates); then the output is created (stale checkpoints
 //!    of an earlier run are removed) or, for a resume, the newest usable checkpoint is
 //!    loaded and the output reopened.
+//!    A stop asked for (the request's `stop` flag) before the output is created ends
+//!    set-up with [`SessionError::StoppedBeforeStart`]; after, the run stops at its
+//!    first chunk end like any interrupted run.
 //! 3. [`Prepared::run`]: the [`runner`] loop with periodic checkpoints, then the output
 //!    closed as complete, interrupted or failed, and the checkpoints of a complete run
 //!    removed; returns a [`RunReport`] or a [`SessionError`] ([`RunFailure`] once the
@@ -189,6 +192,14 @@ impl RunRequest {
             events: None,
             progress: None,
         }
+    }
+}
+
+/// Refuse to go on when a stop was asked for during set-up (before the output exists).
+fn not_stopped(req: &RunRequest) -> Result<(), SessionError> {
+    match &req.stop {
+        Some(stop) if stop.load(std::sync::atomic::Ordering::SeqCst) => Err(SessionError::StoppedBeforeStart),
+        _ => Ok(()),
     }
 }
 
@@ -436,7 +447,9 @@ impl Session {
     /// Stage 1: [`load`] the request's scene.
     pub fn load(request: RunRequest) -> Result<Session, SessionError> {
         // The GPU backend checks its own memory; everything else may end on the CPU.
+        not_stopped(&request)?;
         let (scene, model) = load(&request.scene, request.backend != BackendChoice::Gpu)?;
+        not_stopped(&request)?;
         Ok(Session {
             request,
             scene,
@@ -464,7 +477,13 @@ impl Session {
     /// Stage 2: every check before a large allocation, then the backend (from
     /// `engines`) and the output (in `format`); see the [module docs](self).
     pub fn prepare(self, engines: &[&dyn Engine], format: &dyn OutputFormat) -> Result<Prepared, SessionError> {
-        let Session { request, scene, model } = self;
+        let Session {
+            mut request,
+            scene,
+            model,
+        } = self;
+        // A chunk never holds more steps than the run (staging is sized by it).
+        request.chunk = request.chunk.clamp(1, model.grid.steps.max(1));
         let req = &request;
         let out = req
             .output
@@ -509,7 +528,10 @@ impl Session {
                 .map_err(SessionError::Disk)?;
         }
 
+        not_stopped(req)?;
         let mut created = create_backend(engines, &model, req.backend, &req.backend_options, req.chunk)?;
+        // The last moment to stop with nothing written (the backend is dropped here).
+        not_stopped(req)?;
         let line = created.describe();
         let (output, start) = if let Some(run_id) = run_id {
             let ck = CheckpointOptions {

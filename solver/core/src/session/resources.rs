@@ -15,6 +15,8 @@ const HEADROOM: f64 = 0.9;
 /// the largest snapshot frame (read from the backend, then deflated by the output) and
 /// the source values of one chunk.
 pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
+    // A chunk never holds more steps than the run.
+    let chunk = chunk.clamp(1, model.grid.steps.max(1));
     let samples: usize = model.probes.iter().map(|p| p.samples.len()).sum();
     if samples > 0 {
         // f32 values plus f64 times, per sample, per step of a chunk.

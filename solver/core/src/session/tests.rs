@@ -433,6 +433,7 @@ fn a_failed_run_closes_its_output_as_failed() {
     req.fault = Some(Fault {
         at_step: 20,
         state_lost: true,
+        panic: false,
     });
     req.chunk = 8;
     let e = Session::load(req)
