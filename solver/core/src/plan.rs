@@ -78,6 +78,23 @@ impl fmt::Display for Plan {
     }
 }
 
+/// `123`, `512k`, `64M`, `1.5G`, `2T` (binary multiples; an optional `B` or `iB` after
+/// the letter) in bytes; `None` for anything else.
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let (num, mult) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
+        'g' | 'G' => (&t[..t.len() - 1], 1 << 30),
+        't' | 'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    let bytes = v * mult as f64;
+    (v.is_finite() && v >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
+}
+
 /// `1.50 GiB`-style sizes.
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

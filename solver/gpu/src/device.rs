@@ -129,17 +129,7 @@ fn backend_rank(b: wgpu::Backend) -> u32 {
     }
 }
 
-/// Parse `123`, `64k`, `128M`, `2G` (binary units).
-pub fn parse_bytes(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (num, mult) = match s.chars().last()? {
-        'k' | 'K' => (&s[..s.len() - 1], 1u64 << 10),
-        'm' | 'M' => (&s[..s.len() - 1], 1 << 20),
-        'g' | 'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.trim().parse::<u64>().ok()?.checked_mul(mult)
-}
+pub use fdtd_core::plan::parse_bytes;
 
 /// The binding cap override from [`MAX_BINDING_ENV`], if set and valid.
 pub fn binding_override() -> Result<Option<u64>, BackendError> {

@@ -301,6 +301,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&device, shapes, unchecked);
         let built = build::build(
             &device,
+            &queue,
             &kernels,
             shapes,
             &model,

@@ -38,14 +38,187 @@ pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
     p
 }
 
-/// `MemAvailable` from `/proc/meminfo` (bytes), where the OS has one.
-pub fn available_ram() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+/// Resident memory of a run besides its planned buffers: the binary and its libraries
+/// (libhdf5; a Vulkan driver for GPU runs), thread stacks, allocator slack and the
+/// output library's metadata cache. Measured as the peak RSS of a tiny run: 24 MiB on
+/// the CPU, 60 MiB with lavapipe loaded (2-core x86-64, Debian 12).
+pub const RUNTIME_CPU: u64 = 32 << 20;
+/// [`RUNTIME_CPU`] for a GPU run (the driver and its compiler in the process).
+pub const RUNTIME_GPU: u64 = 96 << 20;
+
+/// HDF5's raw-data chunk cache per open dataset (its default, 1 MiB), used by a
+/// dataset only up to its chunk size.
+const HDF5_CHUNK_CACHE: u64 = 1 << 20;
+/// HDF5 metadata held per open probe dataset (object header, chunk index, attributes).
+const HDF5_PER_DATASET: u64 = 4 << 10;
+
+/// Where the solver state lives during a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateIn {
+    /// In RAM: the CPU backend's plan (fields, ψ, the model's indices it uses).
+    Ram,
+    /// On a device: the host keeps the model (material indices, row flags) only.
+    Device,
+}
+
+/// The host memory of a run: the backend's buffers when they are in RAM (`backend`,
+/// the CPU engine's plan) or the model's host arrays when the state is on a device,
+/// plus the run's staging ([`with_staging`]), the output library's caches, a copy of
+/// the whole solver state when one is made (`state_copy`: a checkpoint is written, or
+/// read on resume) and the runtime. This is what a run's peak RSS is held to.
+pub fn host_plan(model: &Model, state: StateIn, backend: Option<Plan>, chunk: usize, state_copy: bool) -> Plan {
+    let n = model.grid.len() as u64;
+    let mut p = match (state, backend) {
+        (StateIn::Ram, Some(plan)) => plan,
+        _ => {
+            let mut p = Plan::default();
+            p.add("model: material indices (6 components; u16)", 6 * 2 * n);
+            p.add(
+                "model: uniform-row flags and coefficient tables",
+                6 * 4 * model.rows[0].len() as u64 + (model.coefs.e.len() * 8 + model.coefs.h.len() * 4) as u64,
+            );
+            // The device upload packs one component's indices at a time.
+            p.add("model: packed indices of one component (upload)", 2 * n + 64);
+            p
+        }
+    };
+    let mut p = with_staging(std::mem::take(&mut p), model, chunk);
+    let probe_datasets: u64 = model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum();
+    let snap_datasets: u64 = model.snapshots.iter().map(|s| s.components.len() as u64).sum();
+    if probe_datasets + snap_datasets > 0 {
+        p.add(
+            "output: HDF5 chunk caches and metadata",
+            probe_datasets * (HDF5_PER_DATASET + probe_chunk_bytes(model))
+                + snap_datasets * (HDF5_PER_DATASET + HDF5_CHUNK_CACHE),
+        );
+    }
+    if state_copy {
+        let floats: u64 = model.schedule.state.iter().map(|a| a.len() as u64).sum();
+        p.add("checkpoint copy of the solver state (f32)", 4 * floats);
+    }
+    let runtime = match state {
+        StateIn::Ram => RUNTIME_CPU,
+        StateIn::Device => RUNTIME_GPU,
+    };
+    p.add("runtime (binary, libraries, threads)", runtime);
+    p
+}
+
+/// Bytes of one chunk of a probe dataset: the output writes chunks of at most 4096
+/// samples, and no more than the run records.
+pub fn probe_chunk_bytes(model: &Model) -> u64 {
+    let most = model
+        .probes
+        .iter()
+        .map(|p| model.grid.steps / p.every.max(1))
+        .max()
+        .unwrap_or(0);
+    8 * most.clamp(1, 4096) as u64
+}
+
+/// The resident memory of this process now (`VmRSS`, bytes), where the OS says.
+pub fn current_rss() -> Option<u64> {
+    status_kb("VmRSS:")
+}
+
+fn status_kb(key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
     text.lines().find_map(|l| {
+        let kb: u64 = l.strip_prefix(key)?.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// Environment variable: treat the host as having this much memory available (bytes, or
+/// `512M`, `8G`), instead of what the OS reports. For tests of the refusal path and for
+/// users who share a node informally; a smaller real limit still wins.
+pub const RAM_LIMIT_ENV: &str = "FDTD_RAM_LIMIT";
+
+/// Bytes this process may still allocate: the smaller of `MemAvailable` from
+/// `/proc/meminfo` and what its cgroup's memory limit leaves (Slurm, containers,
+/// systemd slices set one; `MemAvailable` does not see it), and of [`RAM_LIMIT_ENV`].
+/// `None` where the OS says nothing.
+pub fn available_ram() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| mem_available(&t));
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|t| cgroup_headroom(Path::new("/sys/fs/cgroup"), &t));
+    let env = std::env::var(RAM_LIMIT_ENV)
+        .ok()
+        .and_then(|v| crate::plan::parse_bytes(&v));
+    [meminfo, cgroup, env].into_iter().flatten().min()
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    meminfo.lines().find_map(|l| {
         let rest = l.strip_prefix("MemAvailable:")?;
         let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
         Some(kb * 1024)
     })
+}
+
+/// What the memory cgroups of this process leave: for every level from the process's
+/// cgroup up to the root, `limit - usage` (usage without reclaimable page cache), the
+/// smallest of them. `proc_cgroup` is `/proc/self/cgroup`; `root` the cgroup mount.
+/// Handles cgroup v2 (`0::/path`, `memory.max`, `memory.current`) and v1 (`N:memory:/path`,
+/// `memory.limit_in_bytes`, `memory.usage_in_bytes`). `None`: no limit found.
+pub fn cgroup_headroom(root: &Path, proc_cgroup: &str) -> Option<u64> {
+    let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let num = |p: PathBuf| read(p).and_then(|s| s.parse::<u64>().ok());
+    // Reclaimable page cache, counted in usage but available to us.
+    let inactive_file = |dir: &Path, key: &str| {
+        read(dir.join("memory.stat"))
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok()))
+    };
+    let mut best: Option<u64> = None;
+    for line in proc_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (id, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let (base, v2) = if id == "0" && controllers.is_empty() {
+            (root.to_path_buf(), true)
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (root.join("memory"), false)
+        } else {
+            continue;
+        };
+        // The process's cgroup and its ancestors; in a container the path may not be
+        // visible (cgroup namespaces show "/"), then the mount's root files are used.
+        let mut dir = base.join(path.trim_start_matches('/'));
+        loop {
+            let (limit, usage, cache) = if v2 {
+                let limit = read(dir.join("memory.max")).and_then(|s| s.parse::<u64>().ok());
+                (
+                    limit,
+                    num(dir.join("memory.current")),
+                    inactive_file(&dir, "inactive_file "),
+                )
+            } else {
+                let limit = num(dir.join("memory.limit_in_bytes")).filter(|&l| l < (1 << 60));
+                (
+                    limit,
+                    num(dir.join("memory.usage_in_bytes")),
+                    inactive_file(&dir, "total_inactive_file "),
+                )
+            };
+            if let Some(limit) = limit {
+                let used = usage.unwrap_or(0).saturating_sub(cache.unwrap_or(0));
+                let left = limit.saturating_sub(used);
+                best = Some(best.map_or(left, |b| b.min(left)));
+            }
+            if dir == base || !dir.pop() || !dir.starts_with(&base) {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The peak resident memory of this process so far (`VmHWM`, bytes), where the OS says.
+pub fn peak_rss() -> Option<u64> {
+    status_kb("VmHWM:")
 }
 
 /// A lower bound of the host memory a run of `scene` needs, from its cell counts alone,
