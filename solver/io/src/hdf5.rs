@@ -3,10 +3,12 @@ use super::xdmf;
 use fdtd_core::model::Model;
 use fdtd_core::runner::{Outcome, Sink, SinkError};
 use fdtd_core::scene::Scene;
+pub use fdtd_core::session::probe_layout::PROBE_TABLE_THRESHOLD;
+use fdtd_core::session::probe_layout::{probe_tables, series_chunk, table_chunk, ProbeLayout, ProbeTable};
 pub use fdtd_core::session::OutputInfo;
 use fdtd_core::session::{Output, OutputErrorKind, OutputFailure, OutputFormat};
 use fdtd_core::Component;
-use hdf5::types::VarLenUnicode;
+use hdf5::types::{FixedAscii, VarLenUnicode};
 use hdf5::{Dataset, File, Group, H5Type, Location};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,8 +22,8 @@ minimum corner, with s = 1/2 along the component's own axis for E (Ex: s_x, Ey: 
 the two other axes for H (Hx: s_y,s_z; Hy: s_x,s_z; Hz: s_x,s_y), else 0: E on cell edges, H on face \
 centres; arrays are C order (z fastest); see docs";
 
-/// Samples per chunk of the 1-D probe datasets.
-const PROBE_CHUNK: usize = 4096;
+/// Probe names listed in a run summary ([`Hdf5Sink::contents`]); more are counted.
+const LISTED_PROBES: usize = 8;
 /// Largest snapshot chunk (bytes). A frame larger than this is split along its first
 /// axes (HDF5 caps a chunk at 4 GiB, and deflate holds a whole chunk in memory).
 const MAX_CHUNK_BYTES: usize = 256 << 20;
@@ -60,6 +62,8 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    #[error("{}: {what}", path.display())]
+    Sample { path: PathBuf, what: String },
     #[error("cannot resume into {}: {why}", path.display())]
     NotResumable { path: PathBuf, why: String },
     #[error("{}: writing the XDMF companion {}: {source}", path.display(), xdmf.display())]
@@ -80,6 +84,9 @@ pub struct Hdf5Options {
     pub deflate: u8,
     /// Write `<out>.xdmf` beside the file when the run has snapshots.
     pub xdmf: bool,
+    /// Above this many probes, write them as tables (`/probes/every_<k>/values`), not one
+    /// group per probe ([`PROBE_TABLE_THRESHOLD`]; a resume keeps the file's layout).
+    pub probe_table_threshold: usize,
 }
 
 impl Default for Hdf5Options {
@@ -88,6 +95,7 @@ impl Default for Hdf5Options {
             force: false,
             deflate: 4,
             xdmf: true,
+            probe_table_threshold: PROBE_TABLE_THRESHOLD,
         }
     }
 }
@@ -183,7 +191,10 @@ pub struct Hdf5Sink {
     token: u64,
     dt: f64,
     d: [f64; 3],
+    /// Per-probe groups ([`ProbeLayout::Groups`]; empty for tables).
     probes: Vec<ProbeOut>,
+    /// Probe tables ([`ProbeLayout::Table`]; empty for groups).
+    tables: Tables,
     snaps: Vec<SnapOut>,
     xdmf: Option<PathBuf>,
     xdmf_written: Option<Instant>,
@@ -266,11 +277,11 @@ fn frame_chunk(shape: [usize; 3]) -> Vec<usize> {
 
 /// Create an empty extendable 1-D dataset that will hold about `expected` elements: its
 /// chunks are no larger than that (a chunk is allocated whole, so a 10-sample probe
-/// must not take a 4096-sample chunk on disk), and at most [`PROBE_CHUNK`].
+/// must not take a 4096-sample chunk on disk), and at most 4096 elements.
 fn series<T: H5Type>(g: &Group, name: &str, expected: usize) -> hdf5::Result<Series> {
     let ds = g
         .new_dataset::<T>()
-        .chunk(vec![expected.clamp(1, PROBE_CHUNK)])
+        .chunk(vec![series_chunk(expected)])
         .shape((0..,))
         .create(name)?;
     Ok(Series { ds, len: 0 })
@@ -407,8 +418,19 @@ impl Hdf5Sink {
         .ctx(path, || "writing the root attributes".into())?;
 
         let pg = file.create_group("probes").ctx(path, || "creating /probes".into())?;
-        let mut probes = Vec::with_capacity(model.probes.len());
-        for p in &model.probes {
+        let layout = ProbeLayout::for_count(model.probes.len(), opts.probe_table_threshold);
+        put_str(&pg, "layout", layout.name()).ctx(path, || "writing the /probes attribute layout".into())?;
+        let tables = match layout {
+            ProbeLayout::Table => Tables::create(path, &pg, model)?,
+            ProbeLayout::Groups => Tables::default(),
+        };
+        let groups = if layout == ProbeLayout::Groups {
+            &model.probes[..]
+        } else {
+            &[]
+        };
+        let mut probes = Vec::with_capacity(groups.len());
+        for p in groups {
             let what = || format!("creating /probes/{}", p.name);
             let out = (|| -> hdf5::Result<ProbeOut> {
                 let grp = pg.create_group(&p.name)?;
@@ -527,6 +549,7 @@ impl Hdf5Sink {
             dt: g.dt,
             d: g.d,
             probes,
+            tables,
             snaps,
             xdmf,
             xdmf_written: None,
@@ -612,8 +635,30 @@ impl Hdf5Sink {
             }
             Ok(Series { ds, len })
         };
-        let mut probes = Vec::with_capacity(model.probes.len());
-        for p in &model.probes {
+        let layout = file
+            .group("probes")
+            .and_then(|pg| pg.attr("layout"))
+            .and_then(|a| a.read_scalar::<VarLenUnicode>())
+            .ok()
+            .map(|v| v.as_str().to_string());
+        // Files written before probe tables have no `layout`: per-probe groups.
+        let layout = match layout.as_deref() {
+            None => ProbeLayout::Groups,
+            Some(name) => {
+                ProbeLayout::from_name(name).ok_or_else(|| refuse(format!("/probes has an unknown layout {name:?}")))?
+            }
+        };
+        let tables = match layout {
+            ProbeLayout::Table => Tables::resume(&path, &file, model, step)?,
+            ProbeLayout::Groups => Tables::default(),
+        };
+        let groups = if layout == ProbeLayout::Groups {
+            &model.probes[..]
+        } else {
+            &[]
+        };
+        let mut probes = Vec::with_capacity(groups.len());
+        for p in groups {
             let len = step / p.every;
             let grp = format!("probes/{}", p.name);
             let open = |name: &str| -> Result<Series, OutputError> {
@@ -719,6 +764,7 @@ impl Hdf5Sink {
             dt: g.dt,
             d: g.d,
             probes,
+            tables,
             snaps,
             xdmf,
             xdmf_written: None,
@@ -766,8 +812,21 @@ impl Hdf5Sink {
     pub fn contents(&self) -> Vec<String> {
         let mut v = Vec::new();
         if !self.probes.is_empty() {
-            let names: Vec<&str> = self.probes.iter().map(|p| p.name.as_str()).collect();
-            v.push(format!("/probes: {}", names.join(", ")));
+            let names: Vec<&str> = self
+                .probes
+                .iter()
+                .take(LISTED_PROBES)
+                .map(|p| p.name.as_str())
+                .collect();
+            v.push(format!("/probes: {}", listed(&names, self.probes.len())));
+        }
+        if self.tables.probes > 0 {
+            let groups: Vec<&str> = self.tables.tables.iter().map(|t| t.group.as_str()).collect();
+            v.push(format!(
+                "/probes (tables {}): {}",
+                groups.join(", "),
+                listed(&self.tables.first_names, self.tables.probes)
+            ));
         }
         if !self.snaps.is_empty() {
             let names: Vec<String> = self
@@ -794,7 +853,18 @@ impl Hdf5Sink {
 
     /// Append probe samples (see [`Sink::probe`]).
     pub fn write_probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), OutputError> {
-        let p = &mut self.probes[probe];
+        if self.probes.is_empty() {
+            return self.tables.buffer(&self.path, probe, slot, times, values);
+        }
+        let Some(p) = self.probes.get_mut(probe) else {
+            return Err(OutputError::Sample {
+                path: self.path.clone(),
+                what: format!(
+                    "samples for probe {probe}, but the file has {} probes",
+                    self.probes.len()
+                ),
+            });
+        };
         let r = (|| -> hdf5::Result<()> {
             if p.e_owner == Some(slot) {
                 if let Some(t) = p.time_e.as_mut() {
@@ -806,7 +876,12 @@ impl Hdf5Sink {
                     append(t, times)?;
                 }
             }
-            append(&mut p.comps[slot], values)
+            let n = p.comps.len();
+            let ser = p
+                .comps
+                .get_mut(slot)
+                .ok_or_else(|| hdf5::Error::from(format!("component slot {slot} of {n}")))?;
+            append(ser, values)
         })();
         r.map_err(|e| {
             let what = format!("writing /probes/{}", self.probes[probe].name);
@@ -851,6 +926,7 @@ impl Hdf5Sink {
 
     /// Record `steps_done` and flush the file to disk.
     pub fn flush_steps(&mut self, steps_done: usize) -> Result<(), OutputError> {
+        self.tables.write(&self.path)?;
         self.steps_done = steps_done;
         let file = self.file();
         put_or_set_u64(file, "steps_done", steps_done as u64).map_err(|e| self.err("updating steps_done".into(), e))?;
@@ -876,6 +952,10 @@ impl Hdf5Sink {
     }
 
     fn close_with(mut self, status: &str, error: Option<&str>) -> Result<(), OutputError> {
+        if error.is_none() {
+            // Rows handed over since the last flush (a run flushes every chunk itself).
+            self.tables.write(&self.path)?;
+        }
         let steps_done = self.steps_done;
         {
             let file = self.file();
@@ -890,6 +970,7 @@ impl Hdf5Sink {
         self.write_xdmf()?;
         // Close every dataset, then the file.
         self.probes.clear();
+        self.tables = Tables::default();
         self.snaps.clear();
         self.unregister();
         let file = self.file.take().expect("open");
@@ -1040,6 +1121,8 @@ pub struct Hdf5Format {
     pub deflate: u8,
     /// Write `<out>.xdmf` beside the file when the run has snapshots.
     pub xdmf: bool,
+    /// See [`Hdf5Options::probe_table_threshold`].
+    pub probe_table_threshold: usize,
 }
 
 impl Default for Hdf5Format {
@@ -1048,6 +1131,7 @@ impl Default for Hdf5Format {
         Hdf5Format {
             deflate: o.deflate,
             xdmf: o.xdmf,
+            probe_table_threshold: o.probe_table_threshold,
         }
     }
 }
@@ -1058,6 +1142,7 @@ impl Hdf5Format {
             force,
             deflate: self.deflate,
             xdmf: self.xdmf,
+            probe_table_threshold: self.probe_table_threshold,
         }
     }
 }
@@ -1094,6 +1179,370 @@ impl OutputFormat for Hdf5Format {
         let sink = Hdf5Sink::resume(path, scene, model, backend, step, &self.options(false))?;
         Ok(Box::new(sink))
     }
+}
+
+/// `names` (the first few of `total`), and how many more.
+fn listed<S: AsRef<str>>(names: &[S], total: usize) -> String {
+    let mut s = names.iter().map(|n| n.as_ref()).collect::<Vec<_>>().join(", ");
+    if total > names.len() {
+        s.push_str(&format!(" and {} more", total - names.len()));
+    }
+    s
+}
+
+/// The probe tables of a file ([`ProbeLayout::Table`]): where each probe's columns are,
+/// and one chunk of samples buffered per table until the flush writes it as one
+/// hyperslab.
+#[derive(Default)]
+struct Tables {
+    tables: Vec<TableOut>,
+    /// Per probe of the model: its table, first column and column count (`None`: no
+    /// components).
+    cols: Vec<Option<(usize, usize, usize)>>,
+    /// Probes in the tables, and the first few names (for summaries).
+    probes: usize,
+    first_names: Vec<String>,
+}
+
+struct TableOut {
+    /// `/probes/every_<k>`.
+    group: String,
+    values: Dataset,
+    channels: usize,
+    /// Rows in the file.
+    rows: usize,
+    time_e: Option<Series>,
+    time_h: Option<Series>,
+    /// The columns whose sample times go to `time` / `time_h` (the first E / H channel).
+    e_col: Option<usize>,
+    h_col: Option<usize>,
+    /// Rows handed over since the last flush, row-major `[row][channel]`.
+    buf: Vec<f32>,
+    /// Rows of `buf` each column has filled.
+    fill: Vec<u32>,
+    pending_e: Vec<f64>,
+    pending_h: Vec<f64>,
+}
+
+impl TableOut {
+    fn pending_rows(&self) -> usize {
+        self.buf.len() / self.channels.max(1)
+    }
+}
+
+impl Tables {
+    fn layout(model: &Model) -> (Vec<ProbeTable>, Vec<Option<(usize, usize, usize)>>) {
+        let tables = probe_tables(model);
+        let mut cols = vec![None; model.probes.len()];
+        for (ti, t) in tables.iter().enumerate() {
+            let mut c = 0;
+            for &pi in &t.probes {
+                let n = model.probes[pi].samples.len();
+                if n > 0 {
+                    cols[pi] = Some((ti, c, n));
+                }
+                c += n;
+            }
+        }
+        (tables, cols)
+    }
+
+    fn new(model: &Model, tables: Vec<TableOut>, cols: Vec<Option<(usize, usize, usize)>>) -> Tables {
+        Tables {
+            tables,
+            cols,
+            probes: model.probes.len(),
+            first_names: model
+                .probes
+                .iter()
+                .take(LISTED_PROBES)
+                .map(|p| p.name.clone())
+                .collect(),
+        }
+    }
+
+    /// Create the tables of `model` under `/probes` (`pg`), with their column metadata.
+    fn create(path: &Path, pg: &Group, model: &Model) -> Result<Tables, OutputError> {
+        let (specs, cols) = Tables::layout(model);
+        let mut tables = Vec::with_capacity(specs.len());
+        for t in &specs {
+            let group = format!("/probes/{}", t.group());
+            let out = create_table(pg, model, t).ctx(path, || format!("creating {group}"))?;
+            tables.push(out);
+        }
+        Ok(Tables::new(model, tables, cols))
+    }
+
+    /// Reopen the tables of `model` in `file` and cut them back to the rows of the first
+    /// `step` steps.
+    fn resume(path: &Path, file: &File, model: &Model, step: usize) -> Result<Tables, OutputError> {
+        let refuse = |why: String| OutputError::NotResumable {
+            path: path.to_path_buf(),
+            why,
+        };
+        let (specs, cols) = Tables::layout(model);
+        let mut tables = Vec::with_capacity(specs.len());
+        for t in &specs {
+            let group = format!("/probes/{}", t.group());
+            let rows = step / t.every;
+            let open = |name: &str| -> Result<Dataset, OutputError> {
+                let full = format!("{group}/{name}");
+                file.dataset(&full).ctx(path, || format!("opening {full}"))
+            };
+            // Cut `ds` (first axis) to `rows`, refusing a file that holds fewer.
+            let cut = |ds: &Dataset, name: &str| -> Result<(), OutputError> {
+                let mut shape = ds.shape();
+                let have = shape.first().copied().unwrap_or(0);
+                if have < rows {
+                    return Err(refuse(format!(
+                        "{group}/{name} holds {have} rows, the checkpoint at step {step} needs {rows} (the file is \
+                         behind its checkpoint)"
+                    )));
+                }
+                if have > rows {
+                    shape[0] = rows;
+                    ds.resize(shape).ctx(path, || format!("truncating {group}/{name}"))?;
+                }
+                Ok(())
+            };
+            let values = open("values")?;
+            let shape = values.shape();
+            if shape.len() != 2 || shape[1] != t.channels {
+                return Err(refuse(format!(
+                    "{group}/values has shape {shape:?}, expected [rows, {}] (one column per probe component)",
+                    t.channels
+                )));
+            }
+            cut(&values, "values")?;
+            let (e_col, h_col) = time_columns(model, t);
+            let series = |col: Option<usize>, name: &str| -> Result<Option<Series>, OutputError> {
+                if col.is_none() {
+                    return Ok(None);
+                }
+                let ds = open(name)?;
+                cut(&ds, name)?;
+                Ok(Some(Series { ds, len: rows }))
+            };
+            let time_e = series(e_col, "time")?;
+            let time_h = series(h_col, "time_h")?;
+            tables.push(TableOut {
+                group,
+                values,
+                channels: t.channels,
+                rows,
+                time_e,
+                time_h,
+                e_col,
+                h_col,
+                buf: Vec::new(),
+                fill: vec![0; t.channels],
+                pending_e: Vec::new(),
+                pending_h: Vec::new(),
+            });
+        }
+        Ok(Tables::new(model, tables, cols))
+    }
+
+    /// Buffer samples of probe `probe`, component slot `slot` (see [`Sink::probe`]).
+    fn buffer(
+        &mut self,
+        path: &Path,
+        probe: usize,
+        slot: usize,
+        times: &[f64],
+        values: &[f32],
+    ) -> Result<(), OutputError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let bad = |what: String| OutputError::Sample {
+            path: path.to_path_buf(),
+            what,
+        };
+        let Some(&Some((ti, c0, n))) = self.cols.get(probe) else {
+            return Err(bad(format!(
+                "samples for probe {probe}, which has no column in /probes (the file has {} probes)",
+                self.cols.len()
+            )));
+        };
+        let t = &mut self.tables[ti];
+        if slot >= n {
+            return Err(bad(format!(
+                "samples for component slot {slot} of probe {probe}, which has {n} (in {}/values)",
+                t.group
+            )));
+        }
+        let col = c0 + slot;
+        if times.len() != values.len() {
+            return Err(bad(format!(
+                "{} sample times for {} values (in {}/values)",
+                times.len(),
+                values.len(),
+                t.group
+            )));
+        }
+        let from = t.fill[col] as usize;
+        let need = from + values.len();
+        if need > t.pending_rows() {
+            // NaN marks a cell no column has filled yet; a flush refuses to write one.
+            t.buf.resize(need * t.channels, f32::NAN);
+        }
+        for (k, &v) in values.iter().enumerate() {
+            t.buf[(from + k) * t.channels + col] = v;
+        }
+        t.fill[col] = need as u32;
+        if t.e_col == Some(col) {
+            t.pending_e.extend_from_slice(times);
+        }
+        if t.h_col == Some(col) {
+            t.pending_h.extend_from_slice(times);
+        }
+        Ok(())
+    }
+
+    /// Write the buffered rows of every table (each as one hyperslab), then empty the
+    /// buffers. Every column must have been handed the same rows.
+    fn write(&mut self, path: &Path) -> Result<(), OutputError> {
+        for t in &mut self.tables {
+            let k = t.pending_rows();
+            if k == 0 {
+                continue;
+            }
+            let values = format!("{}/values", t.group);
+            if let Some(col) = t.fill.iter().position(|&f| f as usize != k) {
+                return Err(OutputError::Sample {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "{values}: column {col} has {} of the {k} rows to write (every column of a table takes the \
+                         same steps)",
+                        t.fill[col]
+                    ),
+                });
+            }
+            let (r0, r1) = (t.rows, t.rows + k);
+            (|| -> hdf5::Result<()> {
+                t.values.resize(vec![r1, t.channels])?;
+                let view = ndarray::ArrayView2::from_shape((k, t.channels), &t.buf)
+                    .map_err(|e| hdf5::Error::from(e.to_string()))?;
+                t.values.write_slice(view, (r0..r1, 0..t.channels))
+            })()
+            .ctx(path, || format!("writing {values}"))?;
+            for (ser, pending, name) in [
+                (&mut t.time_e, &t.pending_e, "time"),
+                (&mut t.time_h, &t.pending_h, "time_h"),
+            ] {
+                if let Some(ser) = ser {
+                    if pending.len() != k {
+                        return Err(OutputError::Sample {
+                            path: path.to_path_buf(),
+                            what: format!("{}/{name}: {} times for {k} rows", t.group, pending.len()),
+                        });
+                    }
+                    append(ser, pending).ctx(path, || format!("writing {}/{name}", t.group))?;
+                }
+            }
+            t.rows = r1;
+            t.buf.clear();
+            t.fill.iter_mut().for_each(|f| *f = 0);
+            t.pending_e.clear();
+            t.pending_h.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The first E and the first H column of table `t`.
+fn time_columns(model: &Model, t: &ProbeTable) -> (Option<usize>, Option<usize>) {
+    let comps = t
+        .probes
+        .iter()
+        .flat_map(|&pi| model.probes[pi].samples.iter().map(|s| s.component));
+    let (mut e, mut h) = (None, None);
+    for (col, c) in comps.enumerate() {
+        if c.is_electric() {
+            e = e.or(Some(col));
+        } else {
+            h = h.or(Some(col));
+        }
+    }
+    (e, h)
+}
+
+/// Create table `t` under `/probes` (`pg`): `values` [rows, channels], its times and
+/// one metadata dataset per column property.
+fn create_table(pg: &Group, model: &Model, t: &ProbeTable) -> hdf5::Result<TableOut> {
+    let grp = pg.create_group(&t.group())?;
+    let rows = model.grid.steps / t.every;
+    let ch = t.channels;
+    put(&grp, "every", t.every as u64)?;
+    put(&grp, "probes", t.probes.len() as u64)?;
+    put(&grp, "channels", ch as u64)?;
+    let values = grp
+        .new_dataset::<f32>()
+        .chunk(table_chunk(rows, ch).to_vec())
+        .shape((0.., ch))
+        .create("values")?;
+    put_str(
+        &values,
+        "columns",
+        "one per (probe, component): see the datasets probe, component, index, position, units",
+    )?;
+    let (e_col, h_col) = time_columns(model, t);
+    let time_e = e_col.map(|_| series::<f64>(&grp, "time", rows)).transpose()?;
+    let time_h = h_col.map(|_| series::<f64>(&grp, "time_h", rows)).transpose()?;
+    for s in [&time_e, &time_h].into_iter().flatten() {
+        put_str(&s.ds, "units", "s")?;
+    }
+    // Column metadata, in column order.
+    let mut names = Vec::with_capacity(ch);
+    let mut comps = Vec::with_capacity(ch);
+    let mut unit = Vec::with_capacity(ch);
+    let mut index = Vec::with_capacity(3 * ch);
+    let mut position = Vec::with_capacity(3 * ch);
+    let mut requested = Vec::with_capacity(3 * ch);
+    let ascii = |s: &str| FixedAscii::<3>::from_ascii(s).map_err(|e| hdf5::Error::from(e.to_string()));
+    for &pi in &t.probes {
+        let p = &model.probes[pi];
+        let name = vlu(&p.name);
+        for s in &p.samples {
+            names.push(name.clone());
+            comps.push(ascii(s.component.name())?);
+            unit.push(ascii(units(s.component))?);
+            index.extend(s.index.map(|x| x as u64));
+            position.extend(s.position);
+            requested.extend(p.position);
+        }
+    }
+    let mat = |v: Vec<f64>| ndarray::Array2::from_shape_vec((ch, 3), v).map_err(|e| hdf5::Error::from(e.to_string()));
+    grp.new_dataset_builder().with_data(&names[..]).create("probe")?;
+    grp.new_dataset_builder().with_data(&comps[..]).create("component")?;
+    grp.new_dataset_builder().with_data(&unit[..]).create("units")?;
+    let index = ndarray::Array2::from_shape_vec((ch, 3), index).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    grp.new_dataset_builder().with_data(&index).create("index")?;
+    let ds = grp
+        .new_dataset_builder()
+        .with_data(&mat(position)?)
+        .create("position")?;
+    put_str(&ds, "units", "m")?;
+    let ds = grp
+        .new_dataset_builder()
+        .with_data(&mat(requested)?)
+        .create("requested_position")?;
+    put_str(&ds, "units", "m")?;
+    Ok(TableOut {
+        group: format!("/probes/{}", t.group()),
+        values,
+        channels: ch,
+        rows: 0,
+        time_e,
+        time_h,
+        e_col,
+        h_col,
+        buf: Vec::new(),
+        fill: vec![0; ch],
+        pending_e: Vec::new(),
+        pending_h: Vec::new(),
+    })
 }
 
 #[cfg(test)]

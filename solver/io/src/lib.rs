@@ -39,7 +39,7 @@ pub mod xdmf;
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,
-    OutputError, OutputInfo, INDEX_CONVENTION,
+    OutputError, OutputInfo, INDEX_CONVENTION, PROBE_TABLE_THRESHOLD,
 };
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
+use std::collections::HashMap;
 use std::f64::consts::PI;
 use std::ops::Range;
 use std::path::Path;
@@ -809,9 +810,10 @@ fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
     v.items()?.iter().map(Val::table).collect()
 }
 
-/// Unique names for sources, or for probes and snapshots together.
+/// Unique names for sources, or for probes and snapshots together: each name and the
+/// path of the entry that took it (a hash map: a scene may name 100000 probes).
 #[derive(Default)]
-struct Names(Vec<(String, String)>);
+struct Names(HashMap<String, String>);
 
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
@@ -831,14 +833,14 @@ impl Names {
             }
             None => (format!("{prefix}{}", i + 1), Diag::new(t.span.clone(), &t.path, "")),
         };
-        if let Some((_, other)) = self.0.iter().find(|(n, _)| *n == name) {
+        if let Some(other) = self.0.get(&name) {
             return Err(Diag {
                 message: format!("duplicate name {name:?} (also used by {other})"),
                 ..at
             }
             .hint("names must be unique"));
         }
-        self.0.push((name.clone(), t.path.clone()));
+        self.0.insert(name.clone(), t.path.clone());
         Ok(name)
     }
 }

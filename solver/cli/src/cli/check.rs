@@ -9,6 +9,9 @@ use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
 use fdtd::session::{self, SceneSource};
 use std::sync::{Arc, Mutex};
 
+/// Probes listed one per line by `fdtd check`; more are counted.
+const LISTED_PROBES: usize = 64;
+
 /// The GPU engine, keeping the adapter of its last plan (for the `fits:` line).
 #[derive(Default)]
 struct GpuWithInfo(Mutex<Option<gpu::DeviceInfo>>);
@@ -116,7 +119,7 @@ fn print_report(scene: &Scene, model: &Model) {
     }
 
     outln!("probes ({})", model.probes.len());
-    for p in &model.probes {
+    for p in model.probes.iter().take(LISTED_PROBES) {
         let samples: Vec<String> = p
             .samples
             .iter()
@@ -131,12 +134,14 @@ fn print_report(scene: &Scene, model: &Model) {
         );
     }
 
+    if model.probes.len() > LISTED_PROBES {
+        outln!(
+            "  ... and {} more (every probe's snapped index and position are in the output file)",
+            thousands((model.probes.len() - LISTED_PROBES) as u64)
+        );
+    }
+
     outln!("snapshots ({})", model.snapshots.len());
-    let mut out_bytes: u64 = model
-        .probes
-        .iter()
-        .map(|p| (g.steps / p.every) as u64 * (p.samples.len() as u64 * 4 + 16))
-        .sum();
     for s in &model.snapshots {
         let frames = (g.steps / s.every) as u64;
         let per_frame: u64 = s
@@ -144,7 +149,6 @@ fn print_report(scene: &Scene, model: &Model) {
             .iter()
             .map(|&c| s.component_shape(c, g).iter().map(|&x| x as u64).product::<u64>() * 4)
             .sum();
-        out_bytes += frames * per_frame;
         let comps: Vec<&str> = s.components.iter().map(|c| c.name()).collect();
         outln!(
             "  {:<16} {} nodes {:?}..{:?} (exclusive), every {}: {frames} frames of {}",
@@ -156,7 +160,14 @@ fn print_report(scene: &Scene, model: &Model) {
             human_bytes(per_frame)
         );
     }
-    outln!("output     about {} before compression", human_bytes(out_bytes));
+    let layout = match session::probe_layout::ProbeLayout::of(model) {
+        session::probe_layout::ProbeLayout::Table => ", probes as tables",
+        session::probe_layout::ProbeLayout::Groups => "",
+    };
+    outln!(
+        "output     up to {} before compression{layout}",
+        human_bytes(session::resources::output_bytes(scene, model, 0))
+    );
     let ck = scene.checkpoint();
     let when = if !ck.enabled {
         "off ([checkpoint] enabled = false)".to_string()

@@ -126,6 +126,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let format = Hdf5Format {
         deflate: a.compression,
         xdmf: true,
+        ..Hdf5Format::default()
     };
     let prepared = session
         .prepare(&fdtd::backend::engines(), &format)

@@ -30,6 +30,7 @@
 mod checkpoints;
 mod error;
 pub mod output;
+pub mod probe_layout;
 pub mod resources;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
@@ -524,7 +525,7 @@ impl Session {
                     generations * runner::checkpoint_bytes(&model),
                 )
             });
-            resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&model, from))
+            resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&scene, &model, from))
                 .map_err(SessionError::Disk)?;
         }
 

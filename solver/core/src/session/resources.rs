@@ -1,6 +1,7 @@
 //! Host resources a run needs, checked before anything large is allocated: RAM (the
 //! grid's lower bound before discretising, the CPU plan before the backend allocates)
 //! and disk space (the output and the checkpoints).
+use super::probe_layout::{probe_bytes, probe_tables, ProbeLayout};
 use crate::fmt::lengths;
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
@@ -83,13 +84,23 @@ pub fn host_plan(model: &Model, state: StateIn, backend: Option<Plan>, chunk: us
         }
     };
     let mut p = with_staging(std::mem::take(&mut p), model, chunk);
-    let probe_datasets: u64 = model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum();
+    let layout = ProbeLayout::of(model);
+    let probe_datasets: u64 = match layout {
+        ProbeLayout::Groups => model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum(),
+        ProbeLayout::Table => 0,
+    };
     let snap_datasets: u64 = model.snapshots.iter().map(|s| s.components.len() as u64).sum();
     if probe_datasets + snap_datasets > 0 {
         p.add(
             "output: HDF5 chunk caches and metadata",
             probe_datasets * (HDF5_PER_DATASET + probe_chunk_bytes(model))
                 + snap_datasets * (HDF5_PER_DATASET + HDF5_CHUNK_CACHE),
+        );
+    }
+    if layout == ProbeLayout::Table {
+        p.add(
+            "output: probe tables (one chunk buffered, caches, metadata)",
+            probe_table_memory(model, chunk),
         );
     }
     if state_copy {
@@ -102,6 +113,29 @@ pub fn host_plan(model: &Model, state: StateIn, backend: Option<Plan>, chunk: us
     };
     p.add("runtime (binary, libraries, threads)", runtime);
     p
+}
+
+/// Host memory of the probe tables ([`ProbeLayout::Table`]) while a run writes them in
+/// chunks of `chunk` steps: per table, the samples of one chunk buffered until the flush
+/// (f32 values, f64 times), HDF5's chunk cache of `values` and its open datasets; and the
+/// column metadata (names, indices, positions) built once when the file is created.
+pub fn probe_table_memory(model: &Model, chunk: usize) -> u64 {
+    let chunk = chunk.clamp(1, model.grid.steps.max(1));
+    let mut bytes = 0u64;
+    for t in probe_tables(model) {
+        let rows = (chunk / t.every + 1) as u64;
+        let names: u64 = t
+            .probes
+            .iter()
+            .map(|&i| model.probes[i].samples.len() as u64 * model.probes[i].name.len() as u64)
+            .sum();
+        bytes += rows * (t.channels as u64 * 4 + 16)
+            + HDF5_CHUNK_CACHE
+            + 10 * HDF5_PER_DATASET
+            + t.channels as u64 * 160
+            + names;
+    }
+    bytes
 }
 
 /// Bytes of one chunk of a probe dataset: the output writes chunks of at most 4096
@@ -327,17 +361,19 @@ impl fmt::Display for RamCheck {
     }
 }
 
-/// An upper bound of the bytes the output file grows by while steps `from..steps` run:
-/// probe values and times and snapshot frames, uncompressed, plus the format's overhead.
-pub fn output_bytes(model: &Model, from: usize) -> u64 {
+/// An upper bound of the bytes the output file of a run of `scene` grows by while steps
+/// `from..steps` run, with the probes in their default layout ([`ProbeLayout::of`]).
+pub fn output_bytes(scene: &Scene, model: &Model, from: usize) -> u64 {
+    output_bytes_in(scene, model, from, ProbeLayout::of(model))
+}
+
+/// [`output_bytes`] with the probes in `layout`: probe values and times, rounded up to
+/// whole chunks (a chunk is allocated whole), their metadata (per probe group, or per
+/// table column), snapshot frames uncompressed, and for a new file (`from` 0) the root
+/// attributes, which hold the scene's text.
+pub fn output_bytes_in(scene: &Scene, model: &Model, from: usize, layout: ProbeLayout) -> u64 {
     let steps = model.grid.steps;
-    let mut bytes: u64 = 0;
-    for p in &model.probes {
-        let rows = (steps / p.every - from.min(steps) / p.every) as u64;
-        let has_e = p.samples.iter().any(|s| s.component.is_electric()) as u64;
-        let has_h = p.samples.iter().any(|s| !s.component.is_electric()) as u64;
-        bytes = bytes.saturating_add(rows.saturating_mul(p.samples.len() as u64 * 4 + 8 * (has_e + has_h)));
-    }
+    let mut bytes = probe_bytes(model, from, layout);
     for s in &model.snapshots {
         let frames = (steps / s.every - from.min(steps) / s.every) as u64;
         let per_frame: u64 = s
@@ -353,6 +389,10 @@ pub fn output_bytes(model: &Model, from: usize) -> u64 {
             .sum::<u64>()
             + 8;
         bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
+    }
+    if from == 0 {
+        // The `scene` and `scene_path` attributes.
+        bytes = bytes.saturating_add((scene.text.len() + scene.path.as_os_str().len()) as u64);
     }
     // Chunk indexes, attributes, the XDMF companion: 1 % and 1 MiB cover them.
     bytes.saturating_add(bytes / 100).saturating_add(1 << 20)
