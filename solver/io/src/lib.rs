@@ -43,4 +43,6 @@ pub use self::hdf5::{
 };
 
 #[cfg(test)]
+mod probe_tests;
+#[cfg(test)]
 mod tests;
