@@ -1193,12 +1193,14 @@ fn listed<S: AsRef<str>>(names: &[S], total: usize) -> String {
 /// The probe tables of a file ([`ProbeLayout::Table`]): where each probe's columns are,
 /// and one chunk of samples buffered per table until the flush writes it as one
 /// hyperslab.
+/// Where a probe's columns are: its table, first column and column count (`None` for a
+/// probe without components).
+type Columns = (usize, usize, usize);
+
 #[derive(Default)]
 struct Tables {
     tables: Vec<TableOut>,
-    /// Per probe of the model: its table, first column and column count (`None`: no
-    /// components).
-    cols: Vec<Option<(usize, usize, usize)>>,
+    cols: Vec<Option<Columns>>,
     /// Probes in the tables, and the first few names (for summaries).
     probes: usize,
     first_names: Vec<String>,
@@ -1231,7 +1233,7 @@ impl TableOut {
 }
 
 impl Tables {
-    fn layout(model: &Model) -> (Vec<ProbeTable>, Vec<Option<(usize, usize, usize)>>) {
+    fn layout(model: &Model) -> (Vec<ProbeTable>, Vec<Option<Columns>>) {
         let tables = probe_tables(model);
         let mut cols = vec![None; model.probes.len()];
         for (ti, t) in tables.iter().enumerate() {
@@ -1247,7 +1249,7 @@ impl Tables {
         (tables, cols)
     }
 
-    fn new(model: &Model, tables: Vec<TableOut>, cols: Vec<Option<(usize, usize, usize)>>) -> Tables {
+    fn new(model: &Model, tables: Vec<TableOut>, cols: Vec<Option<Columns>>) -> Tables {
         Tables {
             tables,
             cols,

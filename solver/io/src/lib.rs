@@ -15,6 +15,11 @@
 //!                                   steps_done, index_convention, fingerprint (u64, see
 //!                                   checkpoint::fingerprint), run_id (u64), and after a
 //!                                   resume: resumes (count), resumed_at_step
+//! /probes                    attrs: layout ("groups", or "table" above
+//!                                   PROBE_TABLE_THRESHOLD probes: /probes/every_<k>/values
+//!                                   f32[rows, channels] with time, time_h and per-column
+//!                                   probe, component, units, index, position,
+//!                                   requested_position; see docs/output-format.md)
 //! /probes/<name>             attrs: requested_position (m), every
 //! /probes/<name>/time        f64[n]  s, times of the E components' samples
 //! /probes/<name>/time_h      f64[n]  s, times of the H components' samples (half a step earlier)
