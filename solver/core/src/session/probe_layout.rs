@@ -214,6 +214,45 @@ mod tests {
         }
     }
 
+    /// A 10³ PEC box with `n` Ez probes, 10 steps.
+    fn model(n: usize) -> Model {
+        let mut text = String::from(
+            "[domain]\ncell = 1e-3\ncells = [10, 10, 10]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n",
+        );
+        for i in 0..n {
+            let (x, y) = (i % 9 + 1, (i / 9) % 9 + 1);
+            text.push_str(&format!(
+                "[[probes]]\nname = \"p{i}\"\nposition = [{x}e-3, {y}e-3, 5e-3]\ncomponents = [\"Ez\"]\n"
+            ));
+        }
+        let scene = crate::scene::Scene::parse(&text, "probes.toml").unwrap();
+        Model::discretize(&scene).unwrap()
+    }
+
+    fn output_memory(m: &Model) -> u64 {
+        let p = super::super::resources::host_plan(m, super::super::resources::StateIn::Device, None, 64, false);
+        p.buffers
+            .iter()
+            .filter(|b| b.name.starts_with("output:"))
+            .map(|b| b.bytes)
+            .sum()
+    }
+
+    #[test]
+    fn host_plan_counts_open_datasets_for_groups_and_one_chunk_for_tables() {
+        // Groups: three datasets per probe (one component, time, time_h counted), 32 KB
+        // measured per open dataset.
+        let groups = model(PROBE_TABLE_THRESHOLD);
+        assert_eq!(ProbeLayout::of(&groups), ProbeLayout::Groups);
+        assert!(output_memory(&groups) >= PROBE_TABLE_THRESHOLD as u64 * 3 * (32 << 10));
+        // Tables: a chunk of rows, one cache and the column metadata: kilobytes per probe.
+        let tables = model(3000);
+        assert_eq!(ProbeLayout::of(&tables), ProbeLayout::Table);
+        let bytes = output_memory(&tables);
+        assert!(bytes >= 3000 * 11 * 4 + (1 << 20), "{bytes}");
+        assert!(bytes <= 3000 * 1024 + (2 << 20), "{bytes}");
+    }
+
     #[test]
     fn chunked_growth_counts_whole_chunks() {
         assert_eq!(chunked_growth(0, 10, 4), 12);
