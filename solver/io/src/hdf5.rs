@@ -382,11 +382,14 @@ impl Hdf5Sink {
         backend_desc: &str,
         opts: &Hdf5Options,
     ) -> Result<Hdf5Sink, OutputError> {
-        // The 1.10 object formats: compact chunk indexes (an extensible array instead of a
-        // B-tree per dataset) keep a probe's datasets at a few hundred bytes of metadata.
-        // Readable by HDF5 >= 1.10 (h5py, h5dump, ParaView, MATLAB R2019b+).
+        // The 1.8 object formats (dense attribute storage: a scene's text may pass the 64 KiB
+        // of an object header; compact groups). Not the 1.10 ones: their superblock marks
+        // the file open for writing, and a file whose writer was killed (a crash, SIGKILL,
+        // a panic) then refuses to open ("file is already open for write") until `h5clear
+        // -s`, in h5py and in `--resume` alike. Many probes go to tables, where per-dataset
+        // chunk indexes no longer add up.
         let file = File::with_options()
-            .with_fapl(|p| p.libver_v110())
+            .with_fapl(|p| p.libver_v18())
             .create(path)
             .ctx(path, || "creating the HDF5 file".into())?;
         let g = &model.grid;
@@ -821,7 +824,12 @@ impl Hdf5Sink {
             v.push(format!("/probes: {}", listed(&names, self.probes.len())));
         }
         if self.tables.probes > 0 {
-            let groups: Vec<&str> = self.tables.tables.iter().map(|t| t.group.as_str()).collect();
+            let groups: Vec<&str> = self
+                .tables
+                .tables
+                .iter()
+                .map(|t| t.group.trim_start_matches("/probes/"))
+                .collect();
             v.push(format!(
                 "/probes (tables {}): {}",
                 groups.join(", "),
@@ -938,11 +946,17 @@ impl Hdf5Sink {
     }
 
     /// Set the final `status` ("complete" or "interrupted"), flush and close the file.
-    pub fn finish(self, outcome: Outcome) -> Result<(), OutputError> {
+    pub fn finish(mut self, outcome: Outcome) -> Result<(), OutputError> {
         let status = match outcome {
             Outcome::Finished => "complete",
             Outcome::Interrupted => "interrupted",
         };
+        // Probe-table rows handed over since the last flush (a run flushes every chunk
+        // itself); if they cannot be written the file is closed as failed, saying why.
+        if let Err(e) = self.tables.write(&self.path) {
+            self.close_with("failed", Some(&e.to_string()))?;
+            return Err(e);
+        }
         self.close_with(status, None)
     }
 
@@ -952,10 +966,6 @@ impl Hdf5Sink {
     }
 
     fn close_with(mut self, status: &str, error: Option<&str>) -> Result<(), OutputError> {
-        if error.is_none() {
-            // Rows handed over since the last flush (a run flushes every chunk itself).
-            self.tables.write(&self.path)?;
-        }
         let steps_done = self.steps_done;
         {
             let file = self.file();

@@ -208,7 +208,11 @@ fn a_hundred_thousand_probes_take_megabytes() {
     let mut sink = Hdf5Sink::create(&path, &sc, &m, "cpu", false).unwrap();
     let s = run(&m, &mut b, &mut sink, &RunOptions::default(), None).unwrap();
     let contents = sink.contents().join("; ");
-    assert!(contents.ends_with("probe 7 and 99992 more"), "{contents}");
+    assert!(
+        contents.starts_with("/probes (tables every_1): probe 0, probe 1,")
+            && contents.ends_with("probe 7 and 99992 more"),
+        "{contents}"
+    );
     assert!(contents.len() < 200, "{contents}");
     sink.finish(s.outcome).unwrap();
     let size = std::fs::metadata(&path).unwrap().len();
@@ -287,6 +291,12 @@ fn samples_the_table_cannot_hold_are_errors_naming_the_dataset() {
         msg.contains("/probes/every_1/values: column 1 has 0 of the 2 rows"),
         "{msg}"
     );
+    // Finishing with such rows still pending closes the file as failed, saying why.
+    let msg = sink.finish(Outcome::Finished).unwrap_err().to_string();
+    assert!(msg.contains("column 1 has 0 of the 2 rows"), "{msg}");
+    let f = File::open(&path).unwrap();
+    assert_eq!(s_attr(&f, "status"), "failed");
+    assert!(s_attr(&f, "error").contains("column 1 has 0 of the 2 rows"));
 }
 
 #[test]

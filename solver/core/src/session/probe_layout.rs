@@ -121,15 +121,18 @@ fn chunked_growth(from: usize, to: usize, chunk: usize) -> u64 {
 }
 
 /// File metadata of one per-probe group (object header, link in `/probes`, attributes),
-/// without its datasets. Measured (HDF5 1.10 formats, 1 to 1000 samples): ~300 B.
+/// without its datasets. Measured (HDF5 1.8 object formats, 200 probes of 1, 2 and 6
+/// components, 1 and 1000 samples): ~300 B.
 const GROUP_META: u64 = 512;
-/// File metadata of one component dataset (header, chunk index, five attributes).
-/// Measured: ~940 B.
-const COMPONENT_META: u64 = 1280;
-/// File metadata of one time dataset (header, chunk index, `units`). Measured: ~740 B.
-const TIME_META: u64 = 1024;
-/// Chunk-index bytes per chunk of an extendable dataset (extensible array entries).
-const PER_CHUNK_INDEX: u64 = 32;
+/// File metadata of one component dataset (header, its chunk B-tree's first node, five
+/// attributes). Measured: ~2670 B.
+const COMPONENT_META: u64 = 3072;
+/// File metadata of one time dataset (header, chunk B-tree node, `units`). Measured:
+/// ~2460 B.
+const TIME_META: u64 = 2816;
+/// Chunk-index bytes per chunk of an extendable dataset (a B-tree node of 2.3 KB per 64
+/// chunks).
+const PER_CHUNK_INDEX: u64 = 48;
 /// File metadata of one probe table group (its datasets' headers, attributes).
 const TABLE_META: u64 = 16 << 10;
 /// Metadata per table column: `probe` (a variable-length string: 16 B in the dataset
