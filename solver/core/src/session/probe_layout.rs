@@ -4,7 +4,7 @@
 //!
 //! Up to [`PROBE_TABLE_THRESHOLD`] probes, each probe is a group with one dataset per
 //! component and its time datasets ([`ProbeLayout::Groups`]): easy to read by name, but
-//! every dataset costs about a kilobyte of file metadata and tens of kilobytes of library
+//! every dataset costs about 2.5 KB of file metadata and tens of kilobytes of library
 //! memory while open. Above it, the probes are written as tables
 //! ([`ProbeLayout::Table`]): one per distinct `every`, with one column per (probe,
 //! component) channel, so a probe costs what it records. See `docs/output-format.md`.
