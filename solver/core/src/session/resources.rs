@@ -204,9 +204,10 @@ fn status_kb(key: &str) -> Option<u64> {
 /// users who share a node informally; a smaller real limit still wins.
 pub const RAM_LIMIT_ENV: &str = "FDTD_RAM_LIMIT";
 
-/// Bytes this process may still allocate: the smaller of `MemAvailable` from
-/// `/proc/meminfo` and what its cgroup's memory limit leaves (Slurm, containers,
-/// systemd slices set one; `MemAvailable` does not see it), and of [`RAM_LIMIT_ENV`].
+/// Bytes this process may still allocate: the smallest of `MemAvailable` from
+/// `/proc/meminfo`, what its cgroups' memory limits leave (Slurm, containers, systemd
+/// slices set them; `MemAvailable` does not see them), what its address-space limit
+/// leaves, and [`RAM_LIMIT_ENV`].
 /// `None` where the OS says nothing.
 pub fn available_ram() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
@@ -218,7 +219,28 @@ pub fn available_ram() -> Option<u64> {
     let env = std::env::var(RAM_LIMIT_ENV)
         .ok()
         .and_then(|v| crate::plan::parse_bytes(&v));
-    [meminfo, cgroup, env].into_iter().flatten().min()
+    [meminfo, cgroup, address_space_headroom(), env]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// What the address-space limit (`ulimit -v`, `prlimit --as`: some batch systems set it
+/// instead of a cgroup) leaves: the limit minus the process's virtual size now.
+#[cfg(unix)]
+fn address_space_headroom() -> Option<u64> {
+    // SAFETY: getrlimit only writes the struct we pass.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let vm = status_kb("VmSize:")?;
+    Some((lim.rlim_cur as u64).saturating_sub(vm))
+}
+
+#[cfg(not(unix))]
+fn address_space_headroom() -> Option<u64> {
+    None
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.
@@ -593,6 +615,41 @@ mod tests {
         assert_eq!(check_disk(&fake(60, true), out, None, 60), Ok(()));
         // A bare file name goes to the current directory.
         assert_eq!(dir_of(Path::new("x.h5")), Path::new("."));
+    }
+
+    #[test]
+    fn cgroup_limits_are_read_at_every_level_v1_and_v2() {
+        let root = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = root.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        // v2: a job cgroup of 4 GiB using 1 GiB (256 MiB of it reclaimable page cache),
+        // under a slice without a limit.
+        w("slurm/job_7/memory.max", "4294967296\n");
+        w("slurm/job_7/memory.current", "1073741824\n");
+        w("slurm/job_7/memory.stat", "anon 1\ninactive_file 268435456\n");
+        w("slurm/memory.max", "max\n");
+        w("slurm/memory.current", "1073741824\n");
+        let left = cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap();
+        assert_eq!(left, (4u64 << 30) - (1 << 30) + (256 << 20));
+        // A tighter parent wins.
+        w("slurm/memory.max", "2147483648\n");
+        assert_eq!(cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap(), 1 << 30);
+        // v1: the memory controller's hierarchy; "unlimited" is a huge number.
+        w("memory/docker/abc/memory.limit_in_bytes", "536870912\n");
+        w("memory/docker/abc/memory.usage_in_bytes", "134217728\n");
+        w("memory/memory.limit_in_bytes", "9223372036854771712\n");
+        let v1 = "4:memory:/docker/abc\n3:cpu:/\n";
+        assert_eq!(cgroup_headroom(root.path(), v1), Some(384 << 20));
+        // No limit anywhere.
+        assert_eq!(cgroup_headroom(root.path(), "4:memory:/\n"), None);
+        assert_eq!(cgroup_headroom(root.path(), ""), None);
+        assert_eq!(
+            mem_available("MemTotal: 10 kB\nMemAvailable:    2048 kB\n"),
+            Some(2 << 20)
+        );
     }
 
     #[test]

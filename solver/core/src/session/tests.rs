@@ -263,11 +263,7 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
     let opts = BackendOptions::default();
-    let plan = |gpu: &Fake| {
-        plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true)
-            .unwrap()
-            .0
-    };
+    let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true).unwrap();
     let usable = Fake {
         kind: BackendChoice::Gpu,
         fail: None,
