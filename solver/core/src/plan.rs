@@ -13,11 +13,22 @@ pub struct Buffer {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
     pub buffers: Vec<Buffer>,
+    /// Buffers a device backend keeps in host memory (mappable staging, packed uploads):
+    /// not in [`Plan::total`], which is the device's; the host plan adds them.
+    pub host: Vec<Buffer>,
 }
 
 impl Plan {
     pub fn add(&mut self, name: impl Into<String>, bytes: u64) {
         self.buffers.push(Buffer {
+            name: name.into(),
+            bytes,
+        });
+    }
+
+    /// A buffer in host memory ([`Plan::host`]).
+    pub fn add_host(&mut self, name: impl Into<String>, bytes: u64) {
+        self.host.push(Buffer {
             name: name.into(),
             bytes,
         });
@@ -40,7 +51,7 @@ impl Plan {
             format!("material indices (6 components; {index_bytes} B each)"),
             6 * index_bytes * n,
         );
-        let rows = 6 * 4 * (model.rows[0].len() as u64);
+        let rows = 6 * 4 * (model.row_count() as u64);
         p.add("uniform-row flags (6 components; u32)", rows);
         p.add(
             "coefficient tables",

@@ -78,6 +78,8 @@ pub struct Built {
     /// Buffers that only need to stay alive.
     #[allow(dead_code)]
     pub keep: Vec<wgpu::Buffer>,
+    /// The build stopped allocating at the [`ALLOC_FAIL_ENV`] limit.
+    pub injected_oom: bool,
     /// Where every state array other than the fields lives on the device (save/load).
     pub state: Vec<StateBuf>,
 }
@@ -112,11 +114,20 @@ fn u(x: usize) -> u32 {
 /// them in memory; with this bound the staging of a whole build is at most this much.
 pub const UPLOAD_CHUNK: usize = 32 << 20;
 
+/// Environment variable (fault injection, for tests): the build fails as if the device
+/// ran out of memory once this many bytes of buffers are allocated, so the handling of a
+/// driver that refuses a plan its budget accepted can be tested on any device.
+pub const ALLOC_FAIL_ENV: &str = "FDTD_GPU_ALLOC_FAIL_AFTER";
+
 struct Builder<'a> {
     device: &'a wgpu::Device,
     queue: &'a wgpu::Queue,
     /// Bytes written since the last wait (see [`UPLOAD_CHUNK`]).
     staged: usize,
+    /// Bytes of buffers created, and the injected allocation limit ([`ALLOC_FAIL_ENV`]).
+    allocated: u64,
+    fail_after: Option<u64>,
+    injected_oom: bool,
     kernels: &'a Kernels,
     shapes: Shapes,
     max_dim: u32,
@@ -138,6 +149,9 @@ impl Builder<'_> {
     /// could not allocate is then an error in the build's error scope, not a panic.
     fn upload(&mut self, label: &str, data: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         let buf = self.zeroed(label, data.len() as u64, usage | wgpu::BufferUsages::COPY_DST);
+        if self.injected_oom {
+            return buf;
+        }
         for (i, piece) in data.chunks(UPLOAD_CHUNK).enumerate() {
             self.queue.write_buffer(&buf, (i * UPLOAD_CHUNK) as u64, piece);
             self.staged += piece.len();
@@ -159,9 +173,19 @@ impl Builder<'_> {
     }
 
     fn zeroed(&mut self, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let size = bytes.max(4).next_multiple_of(4);
+        self.allocated += size;
+        let size = match self.fail_after {
+            // Injected failure: stand-in buffers from here on, the build reports it.
+            Some(limit) if self.allocated > limit => {
+                self.injected_oom = true;
+                size.min(4096)
+            }
+            _ => size,
+        };
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: bytes.max(4).next_multiple_of(4),
+            size,
             usage,
             mapped_at_creation: false,
         })
@@ -280,10 +304,16 @@ pub fn build(
     uniform_align: u64,
 ) -> Built {
     let max_dim = device.limits().max_compute_workgroups_per_dimension;
+    let fail_after = std::env::var(ALLOC_FAIL_ENV)
+        .ok()
+        .and_then(|v| fdtd_core::plan::parse_bytes(&v));
     let mut b = Builder {
         device,
         queue,
         staged: 0,
+        allocated: 0,
+        fail_after,
+        injected_oom: false,
         kernels,
         shapes,
         max_dim,
@@ -637,6 +667,7 @@ pub fn build(
         keep,
         state: std::mem::take(&mut b.state),
         passes,
+        injected_oom: b.injected_oom,
     }
 }
 

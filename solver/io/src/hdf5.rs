@@ -6,7 +6,7 @@ use fdtd_core::scene::Scene;
 pub use fdtd_core::session::probe_layout::PROBE_TABLE_THRESHOLD;
 use fdtd_core::session::probe_layout::{probe_tables, series_chunk, table_chunk, ProbeLayout, ProbeTable};
 pub use fdtd_core::session::OutputInfo;
-use fdtd_core::session::{Output, OutputErrorKind, OutputFailure, OutputFormat};
+use fdtd_core::session::{MemoryReport, Output, OutputErrorKind, OutputFailure, OutputFormat};
 use fdtd_core::Component;
 use hdf5::types::{FixedAscii, VarLenUnicode};
 use hdf5::{Dataset, File, Group, H5Type, Location};
@@ -960,6 +960,22 @@ impl Hdf5Sink {
         self.close_with(status, None)
     }
 
+    /// Store the run's planned and measured memory as root attributes (bytes, u64):
+    /// `host_planned_bytes`, `host_peak_bytes` and, for a device backend,
+    /// `device_planned_bytes`, `device_peak_bytes`; a peak that was not measured is absent.
+    pub fn record_memory(&mut self, m: &MemoryReport) -> Result<(), OutputError> {
+        let put = |name: &str, v: Option<u64>| -> Result<(), OutputError> {
+            match v {
+                Some(v) => put_or_set_u64(self.file(), name, v).map_err(|e| self.err(format!("writing {name}"), e)),
+                None => Ok(()),
+            }
+        };
+        put("host_planned_bytes", Some(m.host_planned))?;
+        put("host_peak_bytes", m.host_peak)?;
+        put("device_planned_bytes", m.device.map(|d| d.planned))?;
+        put("device_peak_bytes", m.device.and_then(|d| d.peak))
+    }
+
     /// Mark the run `failed` (with an `error` attribute holding `message`) and close the file.
     pub fn fail(self, message: &str) -> Result<(), OutputError> {
         self.close_with("failed", Some(message))
@@ -1113,6 +1129,10 @@ impl Output for Hdf5Sink {
 
     fn companion(&self) -> Option<PathBuf> {
         self.xdmf_path().map(Path::to_path_buf)
+    }
+
+    fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
+        Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {

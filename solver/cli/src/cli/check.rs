@@ -210,6 +210,7 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
         a.backend.backend.choice(),
         &a.backend.options(),
         session::DEFAULT_CHUNK,
+        scene.checkpoint().enabled,
     )
     .map_err(|e| fail(&e))?;
     if plan.kind == BackendChoice::Gpu {
@@ -218,6 +219,12 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
         if let Some(info) = gpu.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
             outln!("  fits: {}", info.memory.describe());
         }
+        outln!("host memory plan (the model and staging in RAM)");
+        outln!("{}", plan.host);
+        if let Some(ram) = &plan.ram {
+            outln!("  {ram}");
+        }
+        plan.require_ram(&model).map_err(|e| fail(&e))?;
         return Ok(exit::OK);
     }
     match &plan.auto {

@@ -204,6 +204,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         line.push_str(&format!(" and {}", x.display()));
     }
     outln!("{line}");
+    if !quiet {
+        outln!("  memory   {}", report.memory);
+    }
     Ok(match report.kind() {
         None => exit::OK,
         Some(kind) => {

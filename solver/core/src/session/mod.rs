@@ -35,12 +35,13 @@ pub mod resources;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
 pub use self::error::{ErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
-pub use self::output::{Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
+pub use self::output::{MemoryReport, Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
 
-use self::resources::{DoesNotFit, LocalDisks, RamCheck};
+use self::resources::{DoesNotFit, LocalDisks, RamCheck, StateIn};
 use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
+use crate::plan::Plan;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
 use crate::scene::Scene;
 use std::fmt;
@@ -261,16 +262,19 @@ pub fn resolution_warning(model: &Model) -> Option<String> {
 pub struct BackendPlan {
     /// `Cpu` or `Gpu`.
     pub kind: BackendChoice,
-    /// The device and its plan; for the CPU the run's host staging is included.
+    /// The device and its plan; for the CPU this is the host plan (the state is in RAM).
     pub target: Target,
     /// For `auto`: what it would decide and why.
     pub auto: Option<Auto>,
-    /// For the CPU: the plan against the available RAM.
+    /// The host memory of the run ([`resources::host_plan`]): for the CPU the same as
+    /// `target.plan`; for the GPU the model's host arrays, staging and state copies.
+    pub host: Plan,
+    /// The host plan against the RAM this process may use.
     pub ram: Option<RamCheck>,
 }
 
 impl BackendPlan {
-    /// Refuse a CPU plan that exceeds the available RAM.
+    /// Refuse a plan whose host side exceeds the available RAM.
     pub fn require_ram(&self, model: &Model) -> Result<(), SessionError> {
         match self.ram.and_then(|r| r.does_not_fit(model)) {
             Some(fit) => Err(SessionError::RamDoesNotFit(fit)),
@@ -279,46 +283,85 @@ impl BackendPlan {
     }
 }
 
-/// The CPU engine's plan plus the run's staging, against the available RAM.
+/// The host side of a run on `engine` (whose plan is `t`), against what this process
+/// may use: the RAM still available plus what it already holds (the model is allocated
+/// by now, and counted in the plan).
+fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
+    let (state, backend) = match kind {
+        BackendChoice::Cpu => (StateIn::Ram, Some(t.plan.clone())),
+        _ => (
+            StateIn::Device {
+                in_ram: if t.software { t.plan.total() } else { 0 },
+            },
+            None,
+        ),
+    };
+    let runtime = resources::runtime_now(model);
+    let device_host = if kind == BackendChoice::Cpu {
+        &[][..]
+    } else {
+        &t.plan.host[..]
+    };
+    let host = resources::host_plan(model, state, backend, device_host, chunk, state_copy, runtime);
+    let available = resources::available_ram().map(|a| a.saturating_add(resources::current_rss().unwrap_or(0)));
+    let ram = RamCheck {
+        need: host.total(),
+        available,
+    };
+    (host, ram)
+}
+
+/// The CPU engine's plan plus the run's host needs, against the available RAM.
 fn cpu_plan(
     engine: &dyn Engine,
     model: &Model,
     opts: &BackendOptions,
     chunk: usize,
+    state_copy: bool,
 ) -> Result<BackendPlan, BackendError> {
     let t = engine.plan(model, opts)?;
-    let plan = resources::with_staging(t.plan, model, chunk);
-    let ram = RamCheck::now(plan.total());
+    let (host, ram) = host_check(model, BackendChoice::Cpu, &t, chunk, state_copy);
     Ok(BackendPlan {
         kind: BackendChoice::Cpu,
-        target: Target { plan, ..t },
+        target: Target {
+            plan: host.clone(),
+            ..t
+        },
         auto: None,
+        host,
         ram: Some(ram),
     })
 }
 
-/// Where `choice` would run `model` and its memory plan (what `fdtd check` prints), by
-/// the same rule as [`create_backend`]. A CPU plan that does not fit is returned (see
-/// [`BackendPlan::require_ram`]); a GPU asked for that cannot be used is an error.
+/// Where `choice` would run `model` and its memory plans (what `fdtd check` prints), by
+/// the same rule as [`create_backend`]. A plan whose host side does not fit is returned
+/// (see [`BackendPlan::require_ram`]); a GPU asked for that cannot be used is an error.
+/// `chunk`: steps per chunk (staging); `state_copy`: whether the run copies the whole
+/// state (it writes or resumes checkpoints).
 pub fn plan_backend(
     engines: &[&dyn Engine],
     model: &Model,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
+    state_copy: bool,
 ) -> Result<BackendPlan, SessionError> {
     let cpu = |auto: Option<Auto>| -> Result<BackendPlan, SessionError> {
         let engine = backend::find_engine(engines, BackendChoice::Cpu)?;
         Ok(BackendPlan {
             auto,
-            ..cpu_plan(engine, model, opts, chunk)?
+            ..cpu_plan(engine, model, opts, chunk, state_copy)?
         })
     };
-    let gpu = |target: Target, auto: Option<Auto>| BackendPlan {
-        kind: BackendChoice::Gpu,
-        target,
-        auto,
-        ram: None,
+    let gpu = |target: Target, auto: Option<Auto>| {
+        let (host, ram) = host_check(model, BackendChoice::Gpu, &target, chunk, state_copy);
+        BackendPlan {
+            kind: BackendChoice::Gpu,
+            target,
+            auto,
+            host,
+            ram: Some(ram),
+        }
     };
     match choice {
         BackendChoice::Cpu => cpu(None),
@@ -334,21 +377,28 @@ pub fn plan_backend(
 }
 
 /// Build the backend `choice` selects ([`backend::create_with`] over `engines`), refusing
-/// the CPU backend before it allocates when its plan (with `chunk` steps of staging)
-/// exceeds the available RAM.
+/// it before it allocates when the run's host side (with `chunk` steps of staging and,
+/// with `state_copy`, a copy of the state) exceeds the available RAM. Also returns the
+/// host plan's total for the backend built.
 pub fn create_backend(
     engines: &[&dyn Engine],
     model: &Arc<Model>,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
-) -> Result<Created, SessionError> {
-    backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
-        if engine.kind() == BackendChoice::Cpu {
-            cpu_plan(engine, model, opts, chunk)?.require_ram(model)?;
+    state_copy: bool,
+) -> Result<(Created, u64), SessionError> {
+    let mut host_planned = 0;
+    let created = backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
+        let t = engine.plan(model, opts)?;
+        let (host, ram) = host_check(model, engine.kind(), &t, chunk, state_copy);
+        if let Some(fit) = ram.does_not_fit(model) {
+            return Err(SessionError::RamDoesNotFit(fit));
         }
+        host_planned = host.total();
         Ok(())
-    })
+    })?;
+    Ok((created, host_planned))
 }
 
 /// `<scene stem>.<extension>` in the current directory.
@@ -530,9 +580,18 @@ impl Session {
         }
 
         not_stopped(req)?;
-        let mut created = create_backend(engines, &model, req.backend, &req.backend_options, req.chunk)?;
+        let state_copy = checkpoints.enabled || req.resume;
+        let (mut created, host_planned) = create_backend(
+            engines,
+            &model,
+            req.backend,
+            &req.backend_options,
+            req.chunk,
+            state_copy,
+        )?;
         // The last moment to stop with nothing written (the backend is dropped here).
         not_stopped(req)?;
+
         let line = created.describe();
         let (output, start) = if let Some(run_id) = run_id {
             let ck = CheckpointOptions {
@@ -582,6 +641,7 @@ impl Session {
             auto: created.auto,
             output,
             start,
+            host_planned,
         })
     }
 }
@@ -599,6 +659,8 @@ pub struct Prepared {
     auto: Option<Auto>,
     output: Box<dyn Output>,
     start: usize,
+    /// The host plan's total ([`resources::host_plan`]).
+    host_planned: u64,
 }
 
 impl Prepared {
@@ -657,6 +719,7 @@ impl Prepared {
             kind,
             mut output,
             start,
+            host_planned,
             ..
         } = self;
         let events = request.events.clone();
@@ -684,6 +747,9 @@ impl Prepared {
             &run_opts,
             progress.as_mut().map(|p| &mut **p as runner::Progress),
         );
+        let memory = MemoryReport::measure(host_planned, backend.device_memory());
+        // Attributes only: a failure to record them must not hide how the run ended.
+        let _ = output.record_memory(&memory);
         let summary = match result {
             Ok(s) => s,
             Err(error) => {
@@ -726,6 +792,7 @@ impl Prepared {
             contents,
             companion,
             advice,
+            memory,
         })
     }
 }
@@ -746,6 +813,8 @@ pub struct RunReport {
     pub companion: Option<PathBuf>,
     /// For an interrupted run: how to continue it.
     pub advice: Option<ResumeAdvice>,
+    /// Planned and measured memory.
+    pub memory: MemoryReport,
 }
 
 impl RunReport {

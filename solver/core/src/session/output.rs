@@ -4,6 +4,7 @@
 use crate::model::Model;
 use crate::runner::{Outcome, Sink};
 use crate::scene::Scene;
+pub use crate::session::resources::MemoryReport;
 use std::path::{Path, PathBuf};
 
 /// What kind of failure an output error is (how a front end reports it).
@@ -64,6 +65,12 @@ pub trait Output: Sink {
     fn contents(&self) -> Vec<String>;
     /// A companion file written beside it (the XDMF description of the snapshots), if any.
     fn companion(&self) -> Option<PathBuf>;
+    /// Record the run's planned and measured memory (before [`Output::finish`] or
+    /// [`Output::fail`]).
+    fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
+        let _ = memory;
+        Ok(())
+    }
     /// Record how the run ended (complete or interrupted) and close the file.
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure>;
     /// Mark the run failed with `message` and close the file.

@@ -233,7 +233,15 @@ mod tests {
     }
 
     fn output_memory(m: &Model) -> u64 {
-        let p = super::super::resources::host_plan(m, super::super::resources::StateIn::Device, None, 64, false);
+        let p = super::super::resources::host_plan(
+            m,
+            super::super::resources::StateIn::Device { in_ram: 0 },
+            None,
+            &[],
+            64,
+            false,
+            0,
+        );
         p.buffers
             .iter()
             .filter(|b| b.name.starts_with("output:"))

@@ -39,13 +39,26 @@ pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
     p
 }
 
-/// Resident memory of a run besides its planned buffers: the binary and its libraries
-/// (libhdf5; a Vulkan driver for GPU runs), thread stacks, allocator slack and the
-/// output library's metadata cache. Measured as the peak RSS of a tiny run: 24 MiB on
-/// the CPU, 60 MiB with lavapipe loaded (2-core x86-64, Debian 12).
-pub const RUNTIME_CPU: u64 = 32 << 20;
-/// [`RUNTIME_CPU`] for a GPU run (the driver and its compiler in the process).
-pub const RUNTIME_GPU: u64 = 96 << 20;
+/// The least resident memory a run has besides its planned buffers (the binary, libhdf5,
+/// thread stacks, allocator slack): the peak RSS of a tiny CPU run is 17 MiB (2-core
+/// x86-64, Debian 12). What is really resident when the plan is made (a GPU driver
+/// probed or opened adds 60-120 MiB) is measured instead where the OS says
+/// ([`runtime_now`]).
+pub const RUNTIME_MIN: u64 = 24 << 20;
+
+/// The process's resident memory besides `model`'s arrays, now (at least [`RUNTIME_MIN`]):
+/// the runtime term of [`host_plan`], measured, since the model is allocated and
+/// touched by the time a plan is made and the libraries loaded so far are resident.
+pub fn runtime_now(model: &Model) -> u64 {
+    let rss = current_rss().unwrap_or(0);
+    rss.saturating_sub(model_bytes(model)).max(RUNTIME_MIN)
+}
+
+/// Bytes of the model's own arrays (material indices, row flags, coefficient tables).
+pub fn model_bytes(model: &Model) -> u64 {
+    let n = model.grid.len() as u64;
+    6 * 2 * n + 6 * 4 * model.row_count() as u64 + (model.coefs.e.len() * 8 + model.coefs.h.len() * 4) as u64
+}
 
 /// HDF5's raw-data chunk cache per open dataset (its default, 1 MiB), used by a
 /// dataset only up to its chunk size.
@@ -61,32 +74,48 @@ const HDF5_PER_DATASET: u64 = 40 << 10;
 pub enum StateIn {
     /// In RAM: the CPU backend's plan (fields, ψ, the model's indices it uses).
     Ram,
-    /// On a device: the host keeps the model (material indices, row flags) only.
-    Device,
+    /// On a device: the host keeps the model (material indices, row flags); `in_ram`
+    /// is the device plan when the device's memory is this host's RAM (a software
+    /// device such as lavapipe), else 0.
+    Device { in_ram: u64 },
 }
 
 /// The host memory of a run: the backend's buffers when they are in RAM (`backend`,
 /// the CPU engine's plan) or the model's host arrays when the state is on a device,
 /// plus the run's staging ([`with_staging`]), the output library's caches, a copy of
 /// the whole solver state when one is made (`state_copy`: a checkpoint is written, or
-/// read on resume) and the runtime. This is what a run's peak RSS is held to.
-pub fn host_plan(model: &Model, state: StateIn, backend: Option<Plan>, chunk: usize, state_copy: bool) -> Plan {
+/// read on resume) and `runtime` ([`runtime_now`]). A run's peak RSS is held to it.
+pub fn host_plan(
+    model: &Model,
+    state: StateIn,
+    backend: Option<Plan>,
+    device_host: &[crate::plan::Buffer],
+    chunk: usize,
+    state_copy: bool,
+    runtime: u64,
+) -> Plan {
     let n = model.grid.len() as u64;
-    let mut p = match (state, backend) {
+    let p = match (state, backend) {
         (StateIn::Ram, Some(plan)) => plan,
         _ => {
             let mut p = Plan::default();
             p.add("model: material indices (6 components; u16)", 6 * 2 * n);
             p.add(
                 "model: uniform-row flags and coefficient tables",
-                6 * 4 * model.rows[0].len() as u64 + (model.coefs.e.len() * 8 + model.coefs.h.len() * 4) as u64,
+                model_bytes(model) - 6 * 2 * n,
             );
-            // The device upload packs one component's indices at a time.
-            p.add("model: packed indices of one component (upload)", 2 * n + 64);
+            if let StateIn::Device { in_ram } = state {
+                if in_ram > 0 {
+                    p.add("software device's buffers (in RAM)", in_ram);
+                }
+            }
             p
         }
     };
-    let mut p = with_staging(std::mem::take(&mut p), model, chunk);
+    let mut p = with_staging(p, model, chunk);
+    for b in device_host {
+        p.add(format!("device: {}", b.name), b.bytes);
+    }
     let layout = ProbeLayout::of(model);
     let probe_datasets: u64 = match layout {
         ProbeLayout::Groups => model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum(),
@@ -110,11 +139,7 @@ pub fn host_plan(model: &Model, state: StateIn, backend: Option<Plan>, chunk: us
         let floats: u64 = model.schedule.state.iter().map(|a| a.len() as u64).sum();
         p.add("checkpoint copy of the solver state (f32)", 4 * floats);
     }
-    let runtime = match state {
-        StateIn::Ram => RUNTIME_CPU,
-        StateIn::Device => RUNTIME_GPU,
-    };
-    p.add("runtime (binary, libraries, threads)", runtime);
+    p.add("runtime (binary, libraries, drivers; measured)", runtime);
     p
 }
 
@@ -153,6 +178,51 @@ pub fn probe_chunk_bytes(model: &Model) -> u64 {
     8 * most.clamp(1, 4096) as u64
 }
 
+/// A run's memory, planned and measured: the host side (peak RSS of the process) and,
+/// for a device backend, the device side. Stored in the output and printed at the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    pub host_planned: u64,
+    pub host_peak: Option<u64>,
+    pub device: Option<crate::backend::DeviceMemory>,
+}
+
+impl MemoryReport {
+    /// Measure now: the process's peak RSS so far and the backend's device figures.
+    pub fn measure(host_planned: u64, device: Option<crate::backend::DeviceMemory>) -> MemoryReport {
+        MemoryReport {
+            host_planned,
+            host_peak: peak_rss(),
+            device,
+        }
+    }
+}
+
+/// `1.02 GiB (+3.1 %)`: a measured peak against its plan.
+fn against(planned: u64, peak: Option<u64>) -> String {
+    match peak {
+        Some(p) if planned > 0 => format!(
+            "{} planned, {} peak ({:+.1} %)",
+            human_bytes(planned),
+            human_bytes(p),
+            100.0 * (p as f64 / planned as f64 - 1.0)
+        ),
+        Some(p) => format!("{} planned, {} peak", human_bytes(planned), human_bytes(p)),
+        None => format!("{} planned (peak not measured here)", human_bytes(planned)),
+    }
+}
+
+impl fmt::Display for MemoryReport {
+    /// `host 1.02 GiB planned, 1.05 GiB peak (+2.9 %); device ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "host {}", against(self.host_planned, self.host_peak))?;
+        if let Some(d) = self.device {
+            write!(f, "; device {}", against(d.planned, d.peak))?;
+        }
+        Ok(())
+    }
+}
+
 /// The resident memory of this process now (`VmRSS`, bytes), where the OS says.
 pub fn current_rss() -> Option<u64> {
     status_kb("VmRSS:")
@@ -171,9 +241,10 @@ fn status_kb(key: &str) -> Option<u64> {
 /// users who share a node informally; a smaller real limit still wins.
 pub const RAM_LIMIT_ENV: &str = "FDTD_RAM_LIMIT";
 
-/// Bytes this process may still allocate: the smaller of `MemAvailable` from
-/// `/proc/meminfo` and what its cgroup's memory limit leaves (Slurm, containers,
-/// systemd slices set one; `MemAvailable` does not see it), and of [`RAM_LIMIT_ENV`].
+/// Bytes this process may still allocate: the smallest of `MemAvailable` from
+/// `/proc/meminfo`, what its cgroups' memory limits leave (Slurm, containers, systemd
+/// slices set them; `MemAvailable` does not see them), what its address-space limit
+/// leaves, and [`RAM_LIMIT_ENV`].
 /// `None` where the OS says nothing.
 pub fn available_ram() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
@@ -185,7 +256,28 @@ pub fn available_ram() -> Option<u64> {
     let env = std::env::var(RAM_LIMIT_ENV)
         .ok()
         .and_then(|v| crate::plan::parse_bytes(&v));
-    [meminfo, cgroup, env].into_iter().flatten().min()
+    [meminfo, cgroup, address_space_headroom(), env]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// What the address-space limit (`ulimit -v`, `prlimit --as`: some batch systems set it
+/// instead of a cgroup) leaves: the limit minus the process's virtual size now.
+#[cfg(unix)]
+fn address_space_headroom() -> Option<u64> {
+    // SAFETY: getrlimit only writes the struct we pass.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let vm = status_kb("VmSize:")?;
+    Some((lim.rlim_cur as u64).saturating_sub(vm))
+}
+
+#[cfg(not(unix))]
+fn address_space_headroom() -> Option<u64> {
+    None
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.
@@ -566,6 +658,41 @@ mod tests {
         assert_eq!(check_disk(&fake(60, true), out, None, 60), Ok(()));
         // A bare file name goes to the current directory.
         assert_eq!(dir_of(Path::new("x.h5")), Path::new("."));
+    }
+
+    #[test]
+    fn cgroup_limits_are_read_at_every_level_v1_and_v2() {
+        let root = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = root.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        // v2: a job cgroup of 4 GiB using 1 GiB (256 MiB of it reclaimable page cache),
+        // under a slice without a limit.
+        w("slurm/job_7/memory.max", "4294967296\n");
+        w("slurm/job_7/memory.current", "1073741824\n");
+        w("slurm/job_7/memory.stat", "anon 1\ninactive_file 268435456\n");
+        w("slurm/memory.max", "max\n");
+        w("slurm/memory.current", "1073741824\n");
+        let left = cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap();
+        assert_eq!(left, (4u64 << 30) - (1 << 30) + (256 << 20));
+        // A tighter parent wins.
+        w("slurm/memory.max", "2147483648\n");
+        assert_eq!(cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap(), 1 << 30);
+        // v1: the memory controller's hierarchy; "unlimited" is a huge number.
+        w("memory/docker/abc/memory.limit_in_bytes", "536870912\n");
+        w("memory/docker/abc/memory.usage_in_bytes", "134217728\n");
+        w("memory/memory.limit_in_bytes", "9223372036854771712\n");
+        let v1 = "4:memory:/docker/abc\n3:cpu:/\n";
+        assert_eq!(cgroup_headroom(root.path(), v1), Some(384 << 20));
+        // No limit anywhere.
+        assert_eq!(cgroup_headroom(root.path(), "4:memory:/\n"), None);
+        assert_eq!(cgroup_headroom(root.path(), ""), None);
+        assert_eq!(
+            mem_available("MemTotal: 10 kB\nMemAvailable:    2048 kB\n"),
+            Some(2 << 20)
+        );
     }
 
     #[test]

@@ -263,7 +263,7 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
     let opts = BackendOptions::default();
-    let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true).unwrap();
     let usable = Fake {
         kind: BackendChoice::Gpu,
         fail: None,
@@ -289,18 +289,24 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
         Some(Auto::Cpu(backend::NoGpu::Unusable("no usable GPU: no adapter".into())))
     );
     // Asked for, an unusable GPU is an error.
-    let e = plan_backend(&[&CPU, &none], &model, BackendChoice::Gpu, &opts, 64).unwrap_err();
+    let e = plan_backend(&[&CPU, &none], &model, BackendChoice::Gpu, &opts, 64, true).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);
     // Creating follows the same rule.
     let model = Arc::new(model);
-    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.kind, BackendChoice::Cpu);
     assert!(c
         .describe()
         .starts_with("idle (test) (auto: the preferred GPU adapter, Gpu, is software"));
-    let c = create_backend(&[&CPU, &usable], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU, &usable], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.kind, BackendChoice::Gpu);
-    let c = create_backend(&[&CPU], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.auto, Some(Auto::Cpu(backend::NoGpu::NotBuilt)));
 }
 
