@@ -717,9 +717,10 @@ pub fn last_checkpoint(path: &std::path::Path) -> Option<(PathBuf, u64)> {
         .max_by_key(|(_, s)| *s)
 }
 
-/// Remove every file of the checkpoint at `path`; returns how many existed.
-pub fn remove_checkpoints(path: &std::path::Path) -> std::io::Result<usize> {
-    checkpoint::remove_all(path)
+/// Remove the files of the checkpoint at `path` that belong to `owner` (checked by their
+/// headers); anything else is left alone and listed.
+pub fn remove_checkpoints(path: &std::path::Path, owner: checkpoint::Owner) -> std::io::Result<checkpoint::Removal> {
+    checkpoint::remove_owned(path, owner)
 }
 
 /// A sink that keeps everything in memory (tests, validation, benchmarks).

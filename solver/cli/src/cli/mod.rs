@@ -24,6 +24,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fdtd::backend::{Auto, BackendChoice, BackendError, BackendOptions, NoGpu};
 use fdtd::fmt::thousands;
 use fdtd::runner::RunError;
+use fdtd::scene::SceneError;
 use fdtd::session::{ErrorKind, OutputErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
 use std::path::PathBuf;
 
@@ -204,6 +205,10 @@ pub struct RunArgs {
     /// Write no checkpoints at all (a stopped run then cannot be resumed).
     #[arg(long)]
     pub no_checkpoint: bool,
+    /// Write the checkpoint files in DIR instead of beside the output (named after the
+    /// output file: OUT.h5.ckpt, .ckpt.prev); --resume needs the same DIR.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_checkpoint")]
+    pub checkpoint_dir: Option<PathBuf>,
     /// Do not refuse a run whose planned output (uncompressed) exceeds the free disk space.
     #[arg(long)]
     pub skip_disk_check: bool,
@@ -362,6 +367,7 @@ pub fn exit_code(k: ErrorKind) -> i32 {
 pub struct ResumeCommand<'a> {
     pub scene: &'a std::path::Path,
     pub output: Option<&'a std::path::Path>,
+    pub checkpoint_dir: Option<&'a std::path::Path>,
 }
 
 impl std::fmt::Display for ResumeCommand<'_> {
@@ -369,6 +375,9 @@ impl std::fmt::Display for ResumeCommand<'_> {
         write!(f, "fdtd run {} --resume", self.scene.display())?;
         if let Some(o) = self.output {
             write!(f, " -o {}", o.display())?;
+        }
+        if let Some(d) = self.checkpoint_dir {
+            write!(f, " --checkpoint-dir {}", d.display())?;
         }
         Ok(())
     }
@@ -460,12 +469,14 @@ impl CliError {
                 "--resume needs checkpoints, but they are turned off (--no-checkpoint or [checkpoint] enabled = false)"
                     .into()
             }
-            E::CheckpointDirMissing { path, dir } => format!(
-                "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path, or \
-                 --no-checkpoint)",
-                path.display(),
-                dir.display()
-            ),
+            E::CheckpointDirMissing { .. } | E::CheckpointDirNotWritable { .. } => {
+                format!("{e} (--checkpoint-dir DIR, or --no-checkpoint)")
+            }
+            E::CheckpointFilesInTheWay { .. } => format!("{e} (--checkpoint-dir DIR)"),
+            E::OutputNotRegular { .. } => format!("{e}; name a file with -o"),
+            E::Scene(SceneError::Invalid { key, .. }) if key == "checkpoint.path" => {
+                format!("{e}\n  help: --checkpoint-dir DIR writes them in DIR")
+            }
             E::Disk(d) => format!(
                 "{}; free some space, record fewer or smaller snapshots (every, plane, box), write elsewhere \
                  (-o), or pass --skip-disk-check (compression often makes the output much smaller)",

@@ -175,12 +175,28 @@ pub enum SessionError {
     },
     #[error(transparent)]
     NotResumable(ResumeRefusal),
+    /// The output exists but is not a regular file (it would be replaced, not written).
+    #[error("cannot overwrite output file {}: it is {what}, not a regular file", path.display())]
+    OutputNotRegular { path: PathBuf, what: &'static str },
     #[error(
-        "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path)",
+        "cannot write checkpoints to {}: directory {} does not exist",
         path.display(),
         dir.display()
     )]
     CheckpointDirMissing { path: PathBuf, dir: PathBuf },
+    #[error("cannot write checkpoints to {}: cannot create files in directory {}: {source}", path.display(), dir.display())]
+    CheckpointDirNotWritable {
+        path: PathBuf,
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Files at the checkpoint's names that this run may not replace or remove.
+    #[error("cannot write checkpoints to {}: {}", path.display(), in_the_way(files))]
+    CheckpointFilesInTheWay {
+        path: PathBuf,
+        files: Vec<(PathBuf, String)>,
+    },
     #[error(transparent)]
     Disk(DiskShortage),
     /// The CPU plan exceeds the available RAM.
@@ -205,6 +221,17 @@ pub enum SessionError {
     StoppedBeforeStart,
 }
 
+fn in_the_way(files: &[(PathBuf, String)]) -> String {
+    let each: Vec<String> = files
+        .iter()
+        .map(|(p, why)| format!("{} is in the way: {why}", p.display()))
+        .collect();
+    format!(
+        "{}; nothing is removed that a run did not write: move it away, or write the checkpoints elsewhere",
+        each.join("; ")
+    )
+}
+
 impl From<BackendError> for SessionError {
     fn from(e: BackendError) -> SessionError {
         SessionError::Backend(e)
@@ -221,7 +248,10 @@ impl SessionError {
             | E::OutputExists { .. }
             | E::OutputDirMissing { .. }
             | E::NotResumable(_)
+            | E::OutputNotRegular { .. }
             | E::CheckpointDirMissing { .. }
+            | E::CheckpointDirNotWritable { .. }
+            | E::CheckpointFilesInTheWay { .. }
             | E::ResumeState { .. } => ErrorKind::BadInput,
             E::OutputNotWritable { .. } | E::OutputNotCreatable { .. } | E::Finish(_) => ErrorKind::Runtime,
             E::GridTooLarge { .. } | E::Disk(_) | E::RamDoesNotFit(_) => ErrorKind::DoesNotFit,

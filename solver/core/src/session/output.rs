@@ -74,6 +74,14 @@ pub trait Output: Sink {
 pub trait OutputFormat {
     /// The file name extension of a default output path (`h5`).
     fn extension(&self) -> &str;
+    /// Before any large allocation: what the format itself needs of `path` for a run of
+    /// `model` (companion files it would overwrite, a file another program holds), so
+    /// that a run that cannot create or reopen its output is refused before it starts.
+    /// Changes nothing. The default accepts.
+    fn precheck(&self, path: &Path, model: &Model, force: bool, resume: bool) -> Result<(), OutputFailure> {
+        let _ = (path, model, force, resume);
+        Ok(())
+    }
     /// Read the run attributes of an existing file, without changing it.
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure>;
     /// Create `path` for a run of `model` on the backend described by `backend`
