@@ -44,9 +44,31 @@ pub trait Sink {
     }
 }
 
+/// Why a sink could not take or keep what the runner handed it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SinkError(pub String);
+#[error("{message}")]
+pub struct SinkError {
+    pub message: String,
+    /// The disk is full (or the file may grow no more): the run does not fit on it.
+    pub no_space: bool,
+}
+
+impl SinkError {
+    pub fn new(message: impl Into<String>) -> SinkError {
+        SinkError {
+            message: message.into(),
+            no_space: false,
+        }
+    }
+
+    /// The write did not fit on the disk.
+    pub fn no_space(message: impl Into<String>) -> SinkError {
+        SinkError {
+            message: message.into(),
+            no_space: true,
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {

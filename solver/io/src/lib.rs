@@ -35,6 +35,8 @@
 //! Beside `run.h5` a `run.xdmf` (XDMF 3) is written when the run has snapshots, so
 //! ParaView can open the snapshots as a time series (see [`xdmf`]).
 mod hdf5;
+mod reserve;
+mod safe_create;
 pub mod xdmf;
 
 pub use self::hdf5::{

@@ -443,6 +443,10 @@ fn run_failure(f: &RunFailure, resume: &ResumeCommand) -> String {
             }
             m.push_str(&format!("\n  {}", advice(f.on_gpu)));
         }
+        RunError::Sink(e) if e.no_space => m.push_str(&format!(
+            "\n  everything up to the last flushed chunk is in the file; free some disk space, then: {}",
+            advice(false)
+        )),
         RunError::Sink(_) => m.push_str(&format!("\n  once the output can be written again: {}", advice(false))),
         RunError::Unstable(_) => {
             m.push_str("\n  resuming would meet the same instability: fix the scene and start again with --force")

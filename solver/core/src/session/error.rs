@@ -94,6 +94,7 @@ impl RunFailure {
     pub fn kind(&self) -> ErrorKind {
         match &self.error {
             RunError::Backend { error, .. } => backend_kind(error),
+            RunError::Sink(e) if e.no_space => ErrorKind::DoesNotFit,
             RunError::Sink(_) | RunError::Unstable(_) => ErrorKind::Runtime,
         }
     }
@@ -121,6 +122,7 @@ impl fmt::Display for RunFailure {
             )?;
         }
         match (&self.error, &self.advice) {
+            (RunError::Sink(e), Some(a)) if e.no_space => write!(f, "\n  once there is space on the disk again: {a}"),
             (RunError::Sink(_), Some(a)) => write!(f, "\n  once the output can be written again: {a}"),
             (_, Some(a)) => write!(f, "\n  {a}"),
             (_, None) => write!(
@@ -259,6 +261,7 @@ impl SessionError {
             E::Output(o) => match o.kind {
                 OutputErrorKind::Exists | OutputErrorKind::BadInput => ErrorKind::BadInput,
                 OutputErrorKind::Runtime => ErrorKind::Runtime,
+                OutputErrorKind::NoSpace => ErrorKind::DoesNotFit,
             },
             E::Run(f) => f.kind(),
             E::StoppedBeforeStart => ErrorKind::Interrupted,

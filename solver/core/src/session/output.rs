@@ -15,6 +15,8 @@ pub enum OutputErrorKind {
     BadInput,
     /// The file could not be written, read or closed.
     Runtime,
+    /// The disk is full.
+    NoSpace,
 }
 
 /// Why the output could not be created, resumed, inspected or closed. The message
