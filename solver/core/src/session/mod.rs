@@ -516,14 +516,17 @@ impl Session {
 
         // The output, before any large allocation; the format re-checks atomically.
         let mut run_id = None;
-        // Whose checkpoint files this run may remove or replace.
+        // Whose checkpoint files at this run's names may stay there (a new run removes
+        // them as stale once its output exists).
         let owner;
         if req.resume {
             let info = out.exists().then(|| format.inspect(&out));
             let id =
                 check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?;
             run_id = Some(id);
-            owner = Some(Owner::Run(id));
+            // Checkpoints of other runs are refused with the reason when the newest is
+            // looked for; here only files that are no checkpoint at all are in the way.
+            owner = Some(Owner::AnyRun);
         } else {
             precheck_output(&out, req.force)?;
             // The run id of the file a forced run replaces: its checkpoints are stale.
