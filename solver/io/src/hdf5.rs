@@ -963,6 +963,9 @@ impl Hdf5Sink {
         let file = self.file();
         put_or_set_u64(file, "steps_done", steps_done as u64).map_err(|e| self.err("updating steps_done".into(), e))?;
         file.flush().map_err(|e| self.err("flushing".into(), e))?;
+        if let Some(r) = self.reserved.as_mut() {
+            r.forget();
+        }
         self.flushed = self.series_mut().iter().map(|s| s.len).collect();
         if self.xdmf_written.is_none_or(|t| t.elapsed() >= XDMF_INTERVAL) {
             self.write_xdmf()?;

@@ -26,6 +26,9 @@ pub(crate) const FAULT_ENV: &str = "FDTD_FAULT_NO_SPACE_AFTER";
 /// The space reserved ahead of one output file.
 pub(crate) struct Reservation {
     file: File,
+    /// End of the range last allocated (0: unknown, allocate again). HDF5 only grows the
+    /// file between flushes; a flush may truncate it, so every flush forgets this.
+    reserved_to: u64,
     /// `fallocate` is not supported here: compare with the free space instead.
     no_fallocate: bool,
     fault_after: Option<u64>,
@@ -38,6 +41,7 @@ impl Reservation {
         let fault_after = std::env::var(FAULT_ENV).ok().and_then(|v| v.trim().parse().ok());
         Ok(Reservation {
             file,
+            reserved_to: 0,
             no_fallocate: false,
             fault_after,
         })
@@ -49,11 +53,8 @@ impl Reservation {
     pub(crate) fn ensure(&mut self, allocated_end: u64, need: u64) -> io::Result<()> {
         let end = self.file.metadata()?.len();
         let from = end;
-        let upto = allocated_end
-            .max(end)
-            .saturating_add(need)
-            .saturating_add(need / 8)
-            .saturating_add(MARGIN);
+        let grown = allocated_end.max(end).saturating_add(need).saturating_add(need / 8);
+        let upto = grown.saturating_add(MARGIN);
         if let Some(limit) = self.fault_after {
             if upto > limit {
                 return Err(io::Error::new(
@@ -62,14 +63,27 @@ impl Reservation {
                 ));
             }
         }
-        let len = upto - from;
-        if !self.no_fallocate {
-            match fallocate_keep_size(&self.file, from, len) {
-                Ok(()) => return Ok(()),
+        if upto <= self.reserved_to {
+            return Ok(());
+        }
+        // A second margin ahead, so that small appends do not each allocate; where the
+        // disk cannot give it, the one margin is enough.
+        for target in [upto.saturating_add(MARGIN), upto] {
+            if self.no_fallocate {
+                break;
+            }
+            match fallocate_keep_size(&self.file, from, target - from) {
+                Ok(()) => {
+                    self.reserved_to = target;
+                    return Ok(());
+                }
                 Err(e) if is_unsupported(&e) => self.no_fallocate = true,
+                Err(e) if e.kind() == io::ErrorKind::StorageFull && target != upto => {}
                 Err(e) => return Err(e),
             }
         }
+        // No fallocate here: the free space, which another writer can still take first.
+        let len = upto - from;
         match free_bytes(&self.file) {
             Some(free) if free < len => Err(io::Error::new(
                 io::ErrorKind::StorageFull,
@@ -77,6 +91,11 @@ impl Reservation {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// Forget what was allocated (after a flush, which may truncate the file).
+    pub(crate) fn forget(&mut self) {
+        self.reserved_to = 0;
     }
 
     /// Give back the blocks beyond the file's end (at close).

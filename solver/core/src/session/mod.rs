@@ -404,9 +404,16 @@ pub fn precheck_output(out: &Path, force: bool) -> Result<(), SessionError> {
     if !dir.is_dir() {
         return Err(SessionError::OutputDirMissing { path: out.into(), dir });
     }
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(out) {
+    // A file of a name no run uses (never the output's own name: removing a probe there
+    // could remove another run's output that took the name meanwhile).
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let probe = dir.join(format!(".{name}.{}.write-test", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
         Ok(_) => {
-            let _ = std::fs::remove_file(out);
+            let _ = std::fs::remove_file(&probe);
             Ok(())
         }
         Err(source) => Err(SessionError::OutputNotCreatable {
