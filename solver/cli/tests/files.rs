@@ -555,6 +555,7 @@ fn a_disk_filled_by_another_writer_loses_nothing() {
     let run = args(&["--checkpoint-every", "1000"]);
     let mut child = spawn(&disk, &run);
     wait_for_size(&disk.join("s.h5"), 3 * 119_000, Duration::from_secs(120), &mut child);
+    wait_for_size(&disk.join("s.h5.ckpt"), 1, Duration::from_secs(120), &mut child);
     let filled = fill_disk(&disk.join("filler"));
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
@@ -572,7 +573,13 @@ fn a_disk_filled_by_another_writer_loses_nothing() {
     // Space freed: --resume continues from the last checkpoint, bit-identical.
     std::fs::remove_file(disk.join("filler")).unwrap();
     let out = fdtd(&disk, &args(&["--resume"]));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\nafter the failed run ({steps} steps, files {:?}): {stderr}",
+        text(&out.stderr),
+        names_in(&disk)
+    );
     assert_eq!(status_of(&disk.join("s.h5")).0, "complete");
     assert_identical(&d.join("ref.h5"), &disk.join("s.h5"));
 }
