@@ -11,6 +11,21 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
 
+/// Held while this process has an HDF5 file open and while it starts a child: HDF5 opens
+/// files without close-on-exec, so a child started meanwhile by another test would
+/// inherit the descriptor, and with it the file's lock, for as long as it runs.
+static FORK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn fork_lock() -> std::sync::MutexGuard<'static, ()> {
+    FORK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run `c` to completion (see [`FORK`]).
+fn output(c: &mut Command) -> Output {
+    let _g = fork_lock();
+    c.output().expect("run a command")
+}
+
 /// A 30³-cell dipole in a PEC box: a probe and a full-volume snapshot every 500 steps
 /// (119 KiB a frame, uncompressed with `--compression 0`), a checkpoint of 0.7 MB.
 const SCENE: &str = r#"
@@ -52,10 +67,11 @@ fn cmd(dir: &Path, args: &[&str]) -> Command {
 }
 
 fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    cmd(dir, args).output().expect("run the fdtd binary")
+    output(&mut cmd(dir, args))
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {
+    let _g = fork_lock();
     cmd(dir, args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -75,6 +91,7 @@ fn setup(scene: &str) -> tempfile::TempDir {
 
 /// (status, steps_done, run_id) of an output file.
 fn status_of(path: &Path) -> (String, u64, u64) {
+    let _g = fork_lock();
     let f = hdf5::File::open(path).unwrap_or_else(|e| panic!("{} does not open: {e}", path.display()));
     let s = f.attr("status").unwrap().read_scalar::<VarLenUnicode>().unwrap();
     let n = f.attr("steps_done").unwrap().read_scalar::<u64>().unwrap();
@@ -84,6 +101,7 @@ fn status_of(path: &Path) -> (String, u64, u64) {
 
 /// Every probe and snapshot dataset, read whole (so a broken chunk index shows), as bits.
 fn datasets(path: &Path) -> Vec<(String, Vec<usize>, Vec<u64>)> {
+    let _g = fork_lock();
     let f = hdf5::File::open(path).unwrap();
     let mut out = Vec::new();
     for top in ["probes", "snapshots"] {
@@ -187,7 +205,7 @@ fn checkpoints_go_beside_the_output_or_in_the_checkpoint_dir() {
     std::fs::create_dir(d.join("ck")).unwrap();
     // Stopped (a simulated device loss) after a checkpoint at step 1000.
     let run = args(&["-o", "a.h5", "--checkpoint-dir", "ck", "--checkpoint-every", "1000"]);
-    let out = cmd(d, &run).env("FDTD_FAULT_AT_STEP", "1200").output().unwrap();
+    let out = output(cmd(d, &run).env("FDTD_FAULT_AT_STEP", "1200"));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert_eq!(names_in(&d.join("ck")), ["a.h5.ckpt"]);
@@ -226,7 +244,7 @@ fn nothing_is_removed_that_the_run_did_not_write() {
         std::fs::create_dir(d.join(sub)).unwrap();
     }
     let first = args(&["-o", "a/x.h5", "--checkpoint-dir", "ck", "--checkpoint-every", "1000"]);
-    let out = cmd(d, &first).env("FDTD_FAULT_AT_STEP", "1200").output().unwrap();
+    let out = output(cmd(d, &first).env("FDTD_FAULT_AT_STEP", "1200"));
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let saved = std::fs::read(d.join("ck/x.h5.ckpt")).unwrap();
     let out = fdtd(d, &args(&["-o", "b/x.h5", "--checkpoint-dir", "ck"]));
@@ -242,10 +260,7 @@ fn nothing_is_removed_that_the_run_did_not_write() {
 
     // A forced new run removes the stale checkpoints of the output it replaces, beside
     // it, and nothing else.
-    let out = cmd(d, &args(&["--checkpoint-every", "1000"]))
-        .env("FDTD_FAULT_AT_STEP", "1200")
-        .output()
-        .unwrap();
+    let out = output(cmd(d, &args(&["--checkpoint-every", "1000"])).env("FDTD_FAULT_AT_STEP", "1200"));
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(d.join("s.h5.ckpt").exists());
     std::fs::write(d.join("s.h5.ckpt.old"), "keep").unwrap();
@@ -259,6 +274,7 @@ fn nothing_is_removed_that_the_run_did_not_write() {
 
 /// Whether this process may mount file systems (root, in a mount namespace that allows it).
 fn mount_tmpfs(dir: &Path, options: &str) -> Result<(), String> {
+    let _g = fork_lock();
     let out = Command::new("mount")
         .args(["-t", "tmpfs", "-o", options, "tmpfs"])
         .arg(dir)
@@ -276,6 +292,7 @@ struct Mounted(PathBuf);
 
 impl Drop for Mounted {
     fn drop(&mut self) {
+        let _g = fork_lock();
         let _ = Command::new("umount").arg(&self.0).status();
     }
 }
@@ -303,10 +320,7 @@ fn a_checkpoint_directory_that_cannot_be_written_is_refused_before_the_run() {
     let ro = d.join("ro");
     std::fs::create_dir(&ro).unwrap();
     // Root writes through permission bits: a read-only mount then; else the bits.
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| text(&o.stdout).trim() == "0");
+    let is_root = text(&output(Command::new("id").arg("-u")).stdout).trim() == "0";
     let _mounted = if is_root {
         match tmpfs_or_skip(&ro, "ro,size=1m", "a_checkpoint_directory_that_cannot_be_written") {
             Some(m) => Some(m),
@@ -366,9 +380,13 @@ fn two_runs_on_one_output_never_lose_it() {
 
     // A reader holds the file open (HDF5 takes a shared lock, as in h5py): a forced run
     // refuses and the old file stays whole.
-    let reader = hdf5::File::open(d.join("same.h5")).unwrap();
-    let out = fdtd(d, &args(&["--force", "-o", "same.h5"]));
-    drop(reader);
+    let out = {
+        let _g = fork_lock();
+        let reader = hdf5::File::open(d.join("same.h5")).unwrap();
+        let out = cmd(d, &args(&["--force", "-o", "same.h5"])).output().unwrap();
+        drop(reader);
+        out
+    };
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("is in use by another process"), "{stderr}");
@@ -416,11 +434,8 @@ fn a_forced_run_replaces_the_old_file_only_when_its_own_is_complete() {
         assert!(t0.elapsed() < Duration::from_secs(20), "no SIGTERM handler installed");
         std::thread::sleep(Duration::from_millis(2));
     }
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    let kill = output(Command::new("kill").args(["-TERM", &child.id().to_string()]));
+    assert!(kill.status.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert_eq!(status_of(&d.join("s.h5")), ("complete".to_string(), 2000, old_id));
@@ -469,8 +484,7 @@ fn the_xdmf_companion_follows_the_output_rules() {
         ("dir.h5", "a directory"),
     ] {
         if o == "fifo.h5" {
-            let ok = Command::new("mkfifo").arg(d.join(o)).status().unwrap();
-            assert!(ok.success());
+            assert!(output(Command::new("mkfifo").arg(d.join(o))).status.success());
         }
         if o == "dir.h5" {
             std::fs::create_dir(d.join(o)).unwrap();
@@ -501,10 +515,7 @@ fn a_simulated_full_disk_stops_the_run_and_resume_continues() {
     reference(d, "ref.h5");
     // The file may grow to 1.5 MB: room for the first frames only.
     let run = args(&["--checkpoint-every", "500"]);
-    let out = cmd(d, &run)
-        .env("FDTD_FAULT_NO_SPACE_AFTER", "1500000")
-        .output()
-        .unwrap();
+    let out = output(cmd(d, &run).env("FDTD_FAULT_NO_SPACE_AFTER", "1500000"));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("the disk is full"), "{stderr}");
@@ -567,7 +578,11 @@ fn a_disk_filled_by_another_writer_loses_nothing() {
     assert_eq!(status, "failed");
     assert!(steps < 12000, "{steps}");
     assert_consistent(&disk.join("s.h5"), steps);
-    if let Ok(dump) = Command::new("h5dump").arg("-H").arg(disk.join("s.h5")).output() {
+    let dump = {
+        let _g = fork_lock();
+        Command::new("h5dump").arg("-H").arg(disk.join("s.h5")).output()
+    };
+    if let Ok(dump) = dump {
         assert!(dump.status.success(), "h5dump: {}", text(&dump.stderr));
     }
     // Space freed: --resume continues from the last checkpoint, bit-identical.
