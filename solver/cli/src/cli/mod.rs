@@ -74,7 +74,8 @@ Exit codes:
        a lost GPU, a numerical instability); the last checkpoint is kept;
        `fdtd validate`: a case failed its bound
   4    does not fit: the memory plan exceeds the available memory, or the
-       planned output exceeds the free disk space
+       planned output exceeds the free disk space, or the disk filled during the
+       run (the output is closed readable, status \"failed\": free space, --resume)
   130  interrupted (Ctrl-C or SIGTERM); a checkpoint is written and the output
        file is closed with status \"interrupted\": continue with --resume
   101  internal error (a bug); open output files are closed with status
