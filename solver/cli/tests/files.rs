@@ -530,6 +530,17 @@ fn a_simulated_full_disk_stops_the_run_and_resume_continues() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(status_of(&d.join("s.h5")).0, "complete");
     assert_identical(&d.join("ref.h5"), &d.join("s.h5"));
+    // The space reserved ahead is given back when the file is closed.
+    use std::os::unix::fs::MetadataExt;
+    for f in ["ref.h5", "s.h5"] {
+        let m = std::fs::metadata(d.join(f)).unwrap();
+        assert!(
+            m.blocks() * 512 < m.len() + (256 << 10),
+            "{f}: {} bytes allocated for {} bytes",
+            m.blocks() * 512,
+            m.len()
+        );
+    }
 }
 
 /// Write zeros to `path` until the disk is full (another process's data).

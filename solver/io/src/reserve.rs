@@ -29,6 +29,8 @@ pub(crate) struct Reservation {
     /// End of the range last allocated (0: unknown, allocate again). HDF5 only grows the
     /// file between flushes; a flush may truncate it, so every flush forgets this.
     reserved_to: u64,
+    /// The furthest end ever allocated (what closing gives back).
+    high_water: u64,
     /// `fallocate` is not supported here: compare with the free space instead.
     no_fallocate: bool,
     fault_after: Option<u64>,
@@ -42,6 +44,7 @@ impl Reservation {
         Ok(Reservation {
             file,
             reserved_to: 0,
+            high_water: 0,
             no_fallocate: false,
             fault_after,
         })
@@ -75,6 +78,7 @@ impl Reservation {
             match fallocate_keep_size(&self.file, from, target - from) {
                 Ok(()) => {
                     self.reserved_to = target;
+                    self.high_water = self.high_water.max(target);
                     return Ok(());
                 }
                 Err(e) if is_unsupported(&e) => self.no_fallocate = true,
@@ -101,7 +105,13 @@ impl Reservation {
     /// Give back the blocks beyond the file's end (at close).
     pub(crate) fn release(&self) {
         if let Ok(m) = self.file.metadata() {
-            let _ = punch_beyond(&self.file, m.len());
+            let end = m.len();
+            if self.high_water > end {
+                // tmpfs frees blocks beyond the end on a punched hole, ext4 on a
+                // truncation to the same size (and ignores a hole beyond the end).
+                let _ = punch_beyond(&self.file, end, self.high_water - end);
+                let _ = self.file.set_len(end);
+            }
         }
     }
 }
@@ -149,13 +159,11 @@ fn fallocate_keep_size(_: &File, _: u64, _: u64) -> io::Result<()> {
 }
 
 #[cfg(target_os = "linux")]
-fn punch_beyond(f: &File, end: u64) -> io::Result<()> {
+fn punch_beyond(f: &File, end: u64, len: u64) -> io::Result<()> {
     use std::os::fd::AsRawFd;
-    let Ok(off) = libc::off_t::try_from(end) else {
+    let (Ok(off), Ok(len)) = (libc::off_t::try_from(end), libc::off_t::try_from(len)) else {
         return Ok(());
     };
-    // Everything from the end on: a length reaching far beyond any reservation.
-    let len: libc::off_t = 1 << 40;
     // SAFETY: as above; punching beyond the end frees only reserved blocks.
     let r = unsafe {
         libc::fallocate(
@@ -173,7 +181,7 @@ fn punch_beyond(f: &File, end: u64) -> io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn punch_beyond(_: &File, _: u64) -> io::Result<()> {
+fn punch_beyond(_: &File, _: u64, _: u64) -> io::Result<()> {
     Ok(())
 }
 
