@@ -1,4 +1,6 @@
 //! The HDF5 writer behind [`Hdf5Sink`] (layout: see the [module docs](super)).
+use super::reserve::{self, Reservation};
+use super::safe_create::{self, PublishError};
 use super::xdmf;
 use fdtd_core::model::Model;
 use fdtd_core::runner::{Outcome, Sink, SinkError};
@@ -73,6 +75,38 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    /// The XDMF companion exists and overwriting was not asked for.
+    #[error("the XDMF companion {} of output file {} already exists", xdmf.display(), path.display())]
+    XdmfExists { path: PathBuf, xdmf: PathBuf },
+    #[error("cannot overwrite {}: it is {what}, not a regular file", path.display())]
+    NotRegular { path: PathBuf, what: &'static str },
+    /// Another program holds the file's lock (an fdtd run writing it, a program reading it).
+    #[error("output file {} is in use by another process (a run writing it or a program reading it holds its lock); it is left as it was", path.display())]
+    InUse { path: PathBuf },
+    /// The disk is full: nothing of the refused write reached the file.
+    #[error("{}: the disk is full: {what}: {source}", path.display())]
+    NoSpace {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl OutputError {
+    /// Whether the failure is a full disk (also when HDF5 met it: its message says so).
+    pub fn is_no_space(&self) -> bool {
+        match self {
+            OutputError::NoSpace { .. } => true,
+            OutputError::Xdmf { source, .. }
+            | OutputError::Sync { source, .. }
+            | OutputError::Create { source, .. } => {
+                source.kind() == io::ErrorKind::StorageFull || source.kind() == io::ErrorKind::QuotaExceeded
+            }
+            OutputError::Hdf5 { source, .. } => reserve::hdf5_says_no_space(&source.to_string()),
+            _ => false,
+        }
+    }
 }
 
 /// How to write the file.
@@ -202,6 +236,11 @@ pub struct Hdf5Sink {
     steps_done: usize,
     fingerprint: u64,
     run_id: u64,
+    /// Disk space taken ahead of every append (None until the file has its name).
+    reserved: Option<Reservation>,
+    /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
+    /// run's file is cut back to it, so that it holds exactly the flushed chunks.
+    flushed: Vec<usize>,
 }
 
 trait Ctx<T> {
@@ -307,6 +346,76 @@ pub(super) fn xdmf_path(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Whether a run of `model` writes an XDMF companion.
+fn has_xdmf(model: &Model, opts: &Hdf5Options) -> bool {
+    opts.xdmf && model.snapshots.iter().any(|s| !s.components.is_empty())
+}
+
+/// Before anything is written: refuse an existing output or XDMF companion unless
+/// `force`, one that is not a regular file, and an output another program holds.
+/// Changes nothing.
+fn precheck_files(path: &Path, model: &Model, opts: &Hdf5Options) -> Result<(), OutputError> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        if !opts.force {
+            return Err(OutputError::Exists { path: path.into() });
+        }
+        safe_create::check_existing(path).map_err(|e| publish_error(e, path))?;
+    }
+    if let Some(x) = xdmf_path(path).filter(|_| has_xdmf(model, opts)) {
+        if let Ok(m) = std::fs::symlink_metadata(&x) {
+            if !opts.force {
+                return Err(OutputError::XdmfExists {
+                    path: path.into(),
+                    xdmf: x,
+                });
+            }
+            if !m.file_type().is_file() {
+                let what = if m.file_type().is_dir() {
+                    "a directory"
+                } else if m.file_type().is_symlink() {
+                    "a symbolic link"
+                } else {
+                    "a device, FIFO or socket"
+                };
+                return Err(OutputError::NotRegular { path: x, what });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn publish_error(e: PublishError, path: &Path) -> OutputError {
+    let path = path.to_path_buf();
+    match e {
+        PublishError::Exists => OutputError::Exists { path },
+        PublishError::InUse => OutputError::InUse { path },
+        PublishError::NotRegular(what) => OutputError::NotRegular { path, what },
+        PublishError::Io(source) => OutputError::Create { path, source },
+    }
+}
+
+/// An error about the temporary file `tmp`, told about the output `path` it becomes.
+fn rename_in_error(e: OutputError, tmp: &Path, path: &Path) -> OutputError {
+    let fix = |p: PathBuf| if p == tmp { path.to_path_buf() } else { p };
+    match e {
+        OutputError::Hdf5 { path, what, source } => OutputError::Hdf5 {
+            path: fix(path),
+            what,
+            source,
+        },
+        OutputError::BadName { path, what, name } => OutputError::BadName {
+            path: fix(path),
+            what,
+            name,
+        },
+        OutputError::Create { path, source } => OutputError::Create {
+            path: fix(path),
+            source,
+        },
+        other => other,
+    }
+}
+
 impl Hdf5Sink {
     /// Create `path` for a run of `model` (from `scene`) on the backend described by
     /// `backend_desc` (a [`fdtd_core::backend::Backend::describe`] line; its first word
@@ -343,7 +452,9 @@ impl Hdf5Sink {
         for s in &model.snapshots {
             check_name(&path, "snapshot", &s.name)?;
         }
-        // Create the file with std first: clear errors (exists, permission, no directory).
+        // Clear errors first (exists, not a file, in use, no directory); the file is then
+        // built under a temporary name and takes its name only when complete, so that
+        // the file it replaces is untouched until then (see `safe_create`).
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -351,28 +462,33 @@ impl Hdf5Sink {
         if !dir.is_dir() {
             return Err(OutputError::NoDirectory { path, dir });
         }
-        let mut oo = std::fs::OpenOptions::new();
-        oo.write(true);
-        if opts.force {
-            oo.create(true).truncate(true);
-        } else {
-            oo.create_new(true);
+        precheck_files(&path, model, opts)?;
+        let tmp = safe_create::temp_path(&path);
+        if let Err(e) = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            return Err(OutputError::Create { path, source: e });
         }
-        if let Err(e) = oo.open(&path) {
-            return Err(if e.kind() == io::ErrorKind::AlreadyExists {
-                OutputError::Exists { path }
-            } else {
-                OutputError::Create { path, source: e }
-            });
-        }
-        match Hdf5Sink::build(&path, scene, model, backend_desc, opts) {
-            Ok(sink) => Ok(sink),
+        let mut sink = match Hdf5Sink::build(&tmp, scene, model, backend_desc, opts) {
+            Ok(sink) => sink,
             Err(e) => {
                 // Leave no half-made file behind.
-                let _ = std::fs::remove_file(&path);
-                Err(e)
+                let _ = std::fs::remove_file(&tmp);
+                return Err(rename_in_error(e, &tmp, &path));
             }
+        };
+        if let Err(e) = safe_create::publish(&tmp, &path, opts.force) {
+            drop(sink);
+            let _ = std::fs::remove_file(&tmp);
+            return Err(publish_error(e, &path));
         }
+        sink.path = path.clone();
+        if sink.xdmf.is_some() {
+            sink.xdmf = xdmf_path(&path);
+        }
+        sink.reserved = Reservation::open(&path).ok();
+        sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
+        sink.reserve_ahead(0)?;
+        sink.write_xdmf()?;
+        Ok(sink)
     }
 
     fn build(
@@ -540,12 +656,8 @@ impl Hdf5Sink {
         let registered = file.clone();
         open_files().push((token, registered));
 
-        let xdmf = if opts.xdmf && snaps.iter().any(|s| !s.comps.is_empty()) {
-            xdmf_path(path)
-        } else {
-            None
-        };
-        let mut sink = Hdf5Sink {
+        let xdmf = if has_xdmf(model, opts) { xdmf_path(path) } else { None };
+        let sink = Hdf5Sink {
             path: path.to_path_buf(),
             file: Some(file),
             token,
@@ -560,8 +672,9 @@ impl Hdf5Sink {
             steps_done: 0,
             fingerprint,
             run_id,
+            reserved: None,
+            flushed: Vec::new(),
         };
-        sink.write_xdmf()?;
         Ok(sink)
     }
 
@@ -761,7 +874,7 @@ impl Hdf5Sink {
             None
         };
         let mut sink = Hdf5Sink {
-            path,
+            path: path.clone(),
             file: Some(file),
             token,
             dt: g.dt,
@@ -775,7 +888,11 @@ impl Hdf5Sink {
             steps_done: step,
             fingerprint,
             run_id,
+            reserved: Reservation::open(&path).ok(),
+            flushed: Vec::new(),
         };
+        sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
+        sink.reserve_ahead(0)?;
         sink.write_xdmf()?;
         Ok(sink)
     }
@@ -939,6 +1056,10 @@ impl Hdf5Sink {
         let file = self.file();
         put_or_set_u64(file, "steps_done", steps_done as u64).map_err(|e| self.err("updating steps_done".into(), e))?;
         file.flush().map_err(|e| self.err("flushing".into(), e))?;
+        if let Some(r) = self.reserved.as_mut() {
+            r.forget();
+        }
+        self.flushed = self.series_mut().iter().map(|s| s.len).collect();
         if self.xdmf_written.is_none_or(|t| t.elapsed() >= XDMF_INTERVAL) {
             self.write_xdmf()?;
         }
@@ -983,6 +1104,9 @@ impl Hdf5Sink {
 
     fn close_with(mut self, status: &str, error: Option<&str>) -> Result<(), OutputError> {
         let steps_done = self.steps_done;
+        if status == "failed" {
+            self.cut_to_flushed();
+        }
         {
             let file = self.file();
             set_str(file, "status", status).map_err(|e| self.err("setting status".into(), e))?;
@@ -993,14 +1117,85 @@ impl Hdf5Sink {
             }
             file.flush().map_err(|e| self.err("flushing".into(), e))?;
         }
-        self.write_xdmf()?;
+        // The companion is secondary: a failure to write it (a full disk) does not keep
+        // the HDF5 file from being closed.
+        let xdmf = self.write_xdmf();
         // Close every dataset, then the file.
         self.probes.clear();
         self.tables = Tables::default();
         self.snaps.clear();
         self.unregister();
         let file = self.file.take().expect("open");
-        file.close().map_err(|e| self.err("closing".into(), e))
+        let closed = file.close().map_err(|e| self.err("closing".into(), e));
+        if let Some(r) = self.reserved.take() {
+            r.release();
+        }
+        if status == "failed" {
+            // Closing a failed run reports the run's error; the companion still
+            // describes frames the file holds (it is written only after a flush).
+            closed
+        } else {
+            closed.and(xdmf)
+        }
+    }
+
+    /// Every extendable dataset, in a fixed order.
+    fn series_mut(&mut self) -> Vec<&mut Series> {
+        let mut v = Vec::new();
+        for p in &mut self.probes {
+            v.extend(p.time_e.as_mut());
+            v.extend(p.time_h.as_mut());
+            v.extend(p.comps.iter_mut());
+        }
+        for s in &mut self.snaps {
+            v.push(&mut s.time);
+            v.extend(s.comps.iter_mut().map(|c| &mut c.ser));
+        }
+        v
+    }
+
+    /// Cut every dataset back to its length at the last flush (samples of a chunk the run
+    /// did not finish writing; shrinking only rewrites metadata).
+    fn cut_to_flushed(&mut self) {
+        let flushed = std::mem::take(&mut self.flushed);
+        if flushed.is_empty() {
+            return;
+        }
+        for (s, &len) in self.series_mut().into_iter().zip(&flushed) {
+            if s.len > len {
+                let mut shape = s.ds.shape();
+                if let Some(first) = shape.first_mut() {
+                    *first = len;
+                }
+                if s.ds.resize(shape).is_ok() {
+                    s.len = len;
+                }
+            }
+        }
+        for s in &mut self.snaps {
+            let frames = s.time.len;
+            s.times.truncate(frames);
+        }
+    }
+
+    /// Take the disk space for `need` more bytes (plus what HDF5 has allocated and not
+    /// yet written, plus a margin) before HDF5 writes them (see `reserve`).
+    fn reserve_ahead(&mut self, need: u64) -> Result<(), OutputError> {
+        let Some(file) = self.file.as_ref() else {
+            return Ok(());
+        };
+        let allocated = file.size();
+        let Some(r) = self.reserved.as_mut() else {
+            return Ok(());
+        };
+        r.ensure(allocated, need).map_err(|source| OutputError::NoSpace {
+            path: self.path.clone(),
+            what: format!(
+                "{} more bytes could not be reserved; nothing after the last flushed chunk was written",
+                need
+            ),
+            source,
+        })
     }
 
     fn unregister(&mut self) {
@@ -1081,33 +1276,46 @@ impl Drop for Hdf5Sink {
     }
 }
 
+fn sink_error(e: OutputError) -> SinkError {
+    if e.is_no_space() {
+        SinkError::no_space(e.to_string())
+    } else {
+        SinkError::new(e.to_string())
+    }
+}
+
 impl Sink for Hdf5Sink {
     fn probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), SinkError> {
-        self.write_probe(probe, slot, times, values)
-            .map_err(|e| SinkError(e.to_string()))
+        // Room first: HDF5 must never meet a full disk (see `reserve`).
+        self.reserve_ahead((values.len() * 4 + times.len() * 16) as u64)
+            .map_err(sink_error)?;
+        self.write_probe(probe, slot, times, values).map_err(sink_error)
     }
 
     fn snapshot(&mut self, snap: usize, c: Component, time: f64, data: &[f32]) -> Result<(), SinkError> {
-        self.write_snapshot(snap, c, time, data)
-            .map_err(|e| SinkError(e.to_string()))
+        self.reserve_ahead((data.len() * 4 + 64) as u64).map_err(sink_error)?;
+        self.write_snapshot(snap, c, time, data).map_err(sink_error)
     }
 
     fn flush(&mut self, steps_done: usize) -> Result<(), SinkError> {
-        self.flush_steps(steps_done).map_err(|e| SinkError(e.to_string()))
+        self.reserve_ahead(0).map_err(sink_error)?;
+        self.flush_steps(steps_done).map_err(sink_error)
     }
 
     fn sync(&mut self) -> Result<(), SinkError> {
-        Hdf5Sink::sync(self).map_err(|e| SinkError(e.to_string()))
+        Hdf5Sink::sync(self).map_err(sink_error)
     }
 }
 
 impl From<OutputError> for OutputFailure {
     fn from(e: OutputError) -> OutputFailure {
         let kind = match e {
-            OutputError::Exists { .. } => OutputErrorKind::Exists,
-            OutputError::NoDirectory { .. } | OutputError::NotResumable { .. } | OutputError::BadName { .. } => {
-                OutputErrorKind::BadInput
-            }
+            OutputError::Exists { .. } | OutputError::XdmfExists { .. } => OutputErrorKind::Exists,
+            OutputError::NoDirectory { .. }
+            | OutputError::NotResumable { .. }
+            | OutputError::BadName { .. }
+            | OutputError::NotRegular { .. } => OutputErrorKind::BadInput,
+            _ if e.is_no_space() => OutputErrorKind::NoSpace,
             _ => OutputErrorKind::Runtime,
         };
         OutputFailure::new(kind, e.to_string())
@@ -1184,6 +1392,17 @@ impl OutputFormat for Hdf5Format {
 
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure> {
         Hdf5Sink::inspect(path).map_err(|e| OutputFailure::new(OutputErrorKind::BadInput, e.to_string()))
+    }
+
+    fn precheck(&self, path: &Path, model: &Model, force: bool, resume: bool) -> Result<(), OutputFailure> {
+        if resume {
+            // The companion is this run's; only another program holding the file matters.
+            if std::fs::symlink_metadata(path).is_ok() {
+                safe_create::check_existing(path).map_err(|e| OutputFailure::from(publish_error(e, path)))?;
+            }
+            return Ok(());
+        }
+        precheck_files(path, model, &self.options(force)).map_err(OutputFailure::from)
     }
 
     fn create(

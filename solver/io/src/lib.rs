@@ -34,12 +34,19 @@
 //!                                    components h_time_offset = -dt/2 (s)
 //! ```
 //!
+//! A new file is built under a temporary name and renamed over any file it replaces
+//! only once complete, while no other process holds that file (`safe_create`); disk
+//! space is reserved before every append, so a full disk stops the run with the file
+//! readable (`reserve`).
+//!
 //! [`Hdf5Format`] is the session's output format (`fdtd_core::session::OutputFormat`):
 //! it creates, resumes and inspects these files for a run.
 //!
 //! Beside `run.h5` a `run.xdmf` (XDMF 3) is written when the run has snapshots, so
 //! ParaView can open the snapshots as a time series (see [`xdmf`]).
 mod hdf5;
+mod reserve;
+mod safe_create;
 pub mod xdmf;
 
 pub use self::hdf5::{

@@ -54,6 +54,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let resume = ResumeCommand {
         scene: &a.scene,
         output: a.output.as_deref(),
+        checkpoint_dir: a.checkpoint_dir.as_deref(),
     };
     let quiet = a.quiet;
     // The progress bar, once the run starts; events before it go straight to stderr.
@@ -69,6 +70,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     req.checkpoint = CheckpointRequest {
         every: a.checkpoint_every,
         off: a.no_checkpoint,
+        dir: a.checkpoint_dir.clone(),
     };
     req.skip_disk_check = a.skip_disk_check;
     req.chunk = a.chunk as usize;

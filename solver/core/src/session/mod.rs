@@ -30,6 +30,7 @@
 mod checkpoints;
 mod error;
 pub mod output;
+pub mod paths;
 pub mod probe_layout;
 pub mod resources;
 
@@ -39,6 +40,7 @@ pub use self::output::{MemoryReport, Output, OutputErrorKind, OutputFailure, Out
 
 use self::resources::{DoesNotFit, LocalDisks, RamCheck, StateIn};
 use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};
+use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
 use crate::plan::Plan;
@@ -111,6 +113,8 @@ pub enum SessionEvent {
     StaleCheckpointsRemoved { count: usize, path: PathBuf },
     /// The checkpoints of a complete run could not be removed.
     CheckpointRemovalFailed { path: PathBuf, error: String },
+    /// A file at a checkpoint name that the run did not write was left alone.
+    CheckpointKept { path: PathBuf, why: String },
 }
 
 impl SessionEvent {
@@ -120,7 +124,8 @@ impl SessionEvent {
             SessionEvent::StaleCheckpointsRemoved { .. } => Severity::Note,
             SessionEvent::Run(_)
             | SessionEvent::CheckpointSkipped(_)
-            | SessionEvent::CheckpointRemovalFailed { .. } => Severity::Warning,
+            | SessionEvent::CheckpointRemovalFailed { .. }
+            | SessionEvent::CheckpointKept { .. } => Severity::Warning,
         }
     }
 }
@@ -137,6 +142,9 @@ impl fmt::Display for SessionEvent {
             ),
             SessionEvent::CheckpointRemovalFailed { path, error } => {
                 write!(f, "could not remove the checkpoint {}: {error}", path.display())
+            }
+            SessionEvent::CheckpointKept { path, why } => {
+                write!(f, "left {} alone: {why}", path.display())
             }
         }
     }
@@ -412,30 +420,51 @@ pub fn default_output(scene: &Path, extension: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Before any large allocation: refuse an existing output (unless `force`) and an output
+/// Before any large allocation: refuse an existing output (unless `force`), an output
+/// that is not a regular file (a directory, a device such as `/dev/null`, a FIFO, a
+/// symbolic link: an output is replaced by renaming a new file over it), and an output
 /// that cannot be created. Leaves the file system as it was.
 pub fn precheck_output(out: &Path, force: bool) -> Result<(), SessionError> {
-    if out.exists() {
-        if !force {
-            return Err(SessionError::OutputExists { path: out.into() });
+    match std::fs::symlink_metadata(out) {
+        Ok(meta) => {
+            if !force {
+                return Err(SessionError::OutputExists { path: out.into() });
+            }
+            if let Some(what) = paths::not_a_regular_file(&meta) {
+                return Err(SessionError::OutputNotRegular { path: out.into(), what });
+            }
+            // Writable? (Opening for writing without truncation changes nothing.)
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(out)
+                .map_err(|source| SessionError::OutputNotWritable {
+                    path: out.into(),
+                    source,
+                })?;
+            return Ok(());
         }
-        // Writable? (Opening for writing without truncation changes nothing.)
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(out)
-            .map_err(|source| SessionError::OutputNotWritable {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(SessionError::OutputNotCreatable {
                 path: out.into(),
                 source,
-            })?;
-        return Ok(());
+            })
+        }
     }
     let dir = resources::dir_of(out);
     if !dir.is_dir() {
         return Err(SessionError::OutputDirMissing { path: out.into(), dir });
     }
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(out) {
+    // A file of a name no run uses (never the output's own name: removing a probe there
+    // could remove another run's output that took the name meanwhile).
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let probe = dir.join(format!(".{name}.{}.write-test", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
         Ok(_) => {
-            let _ = std::fs::remove_file(out);
+            let _ = std::fs::remove_file(&probe);
             Ok(())
         }
         Err(source) => Err(SessionError::OutputNotCreatable {
@@ -545,22 +574,32 @@ impl Session {
 
         // The output, before any large allocation; the format re-checks atomically.
         let mut run_id = None;
+        // Whose checkpoint files at this run's names may stay there (a new run removes
+        // them as stale once its output exists).
+        let owner;
         if req.resume {
             let info = out.exists().then(|| format.inspect(&out));
-            run_id = Some(
-                check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?,
-            );
+            let id =
+                check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?;
+            run_id = Some(id);
+            // Checkpoints of other runs are refused with the reason when the newest is
+            // looked for; here only files that are no checkpoint at all are in the way.
+            owner = Some(Owner::AnyRun);
         } else {
             precheck_output(&out, req.force)?;
+            // The run id of the file a forced run replaces: its checkpoints are stale.
+            let replaced = match std::fs::symlink_metadata(&out) {
+                Ok(_) => format.inspect(&out).ok().and_then(|i| i.run_id),
+                Err(_) => None,
+            };
+            owner = checkpoints.stale_owner(replaced);
         }
+        format
+            .precheck(&out, &model, req.force, req.resume)
+            .map_err(SessionError::Output)?;
         if checkpoints.enabled {
-            let dir = resources::dir_of(&checkpoints.path);
-            if !dir.is_dir() {
-                return Err(SessionError::CheckpointDirMissing {
-                    path: checkpoints.path.clone(),
-                    dir,
-                });
-            }
+            paths::check_checkpoint_dir(&checkpoints.path)?;
+            paths::check_checkpoint_files(&checkpoints.path, owner)?;
         }
         if !req.skip_disk_check {
             let from = if req.resume {
@@ -617,15 +656,32 @@ impl Session {
             let output = format
                 .create(&out, &scene, &model, &line, req.force)
                 .map_err(SessionError::Output)?;
-            // Checkpoints of an earlier run of this output are now meaningless.
-            if let Ok(count @ 1..) = runner::remove_checkpoints(&checkpoints.path) {
-                emit(
-                    &req.events,
-                    SessionEvent::StaleCheckpointsRemoved {
-                        count,
-                        path: checkpoints.path.clone(),
-                    },
-                );
+            // Checkpoints of an earlier run of this output are now meaningless (only
+            // files checked to be checkpoints of it are removed).
+            if let Some(owner) = owner.filter(|_| checkpoints.enabled) {
+                match runner::remove_checkpoints(&checkpoints.path, owner) {
+                    Ok(r) => {
+                        if r.removed > 0 {
+                            emit(
+                                &req.events,
+                                SessionEvent::StaleCheckpointsRemoved {
+                                    count: r.removed,
+                                    path: checkpoints.path.clone(),
+                                },
+                            );
+                        }
+                        for (path, why) in r.kept {
+                            emit(&req.events, SessionEvent::CheckpointKept { path, why });
+                        }
+                    }
+                    Err(e) => emit(
+                        &req.events,
+                        SessionEvent::CheckpointRemovalFailed {
+                            path: checkpoints.path.clone(),
+                            error: e.to_string(),
+                        },
+                    ),
+                }
             }
             (output, 0)
         };
@@ -770,17 +826,23 @@ impl Prepared {
         };
         let contents = output.contents();
         let companion = output.companion();
+        let run_id = output.run_id();
         output.finish(summary.outcome).map_err(SessionError::Finish)?;
         if summary.outcome == Outcome::Finished && checkpoints.enabled {
-            // The run is complete: its checkpoints are no longer needed.
-            if let Err(e) = runner::remove_checkpoints(&checkpoints.path) {
-                emit(
+            // The run is complete: its checkpoints (and only its) are no longer needed.
+            match runner::remove_checkpoints(&checkpoints.path, Owner::Run(run_id)) {
+                Ok(r) => {
+                    for (path, why) in r.kept {
+                        emit(&events, SessionEvent::CheckpointKept { path, why });
+                    }
+                }
+                Err(e) => emit(
                     &events,
                     SessionEvent::CheckpointRemovalFailed {
                         path: checkpoints.path.clone(),
                         error: e.to_string(),
                     },
-                );
+                ),
             }
         }
         let advice = (summary.outcome == Outcome::Interrupted).then(|| resume_advice(&checkpoints));
