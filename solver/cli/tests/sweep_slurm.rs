@@ -1,7 +1,7 @@
 //! `fdtd sweep submit --slurm` against a real Slurm: a single-node cluster started by
 //! `scripts/slurm/start.sh` (slurmctld, slurmd, munge from Debian's packages) and stopped
 //! by `scripts/slurm/stop.sh` from a drop guard, also when the test fails. A sweep runs as
-//! a job array with one variant made to fail (its output path is a directory); `status`
+//! a job array (6 variants of a small dipole's arm length) with one variant made to fail (its output path is a directory); `status`
 //! and `collect` must report it with its exit code, and a resubmission runs only it.
 //!
 //! Without the Slurm binaries (or not as root) the test is skipped with the reason,
@@ -112,7 +112,7 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    write_sweep(dir, &[0.018, 0.024, 0.030, 0.036], "");
+    write_sweep(dir, &[0.016, 0.020, 0.024, 0.028, 0.032, 0.036], "");
     let o = fdtd(dir, &["sweep", "plan", "sweep.toml", "--backend", "cpu"]);
     assert!(o.status.success());
     // Variant v001 fails on purpose: its output path is a directory.
@@ -137,7 +137,7 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     assert!(o.status.success());
     let job = job_id(&o);
     let script = std::fs::read_to_string(dir.join("out/slurm/array.sbatch")).unwrap();
-    assert!(script.contains("#SBATCH --array=0-3\n"), "{script}");
+    assert!(script.contains("#SBATCH --array=0-5\n"), "{script}");
     assert!(script.contains("#SBATCH --signal=B:TERM@30\n"), "{script}");
     assert!(script.contains("#SBATCH --cpus-per-task=1\n"), "{script}");
     wait_for(&job, Duration::from_secs(300));
@@ -147,11 +147,15 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     assert!(o.status.success());
     let s = stdout(&o);
     assert!(
-        s.contains("4 variant(s): 3 done, 1 failed (cross-checked with Slurm)"),
+        s.contains("6 variant(s): 5 done, 1 failed (cross-checked with Slurm)"),
         "{s}"
     );
     let row = s.lines().find(|l| l.starts_with("v001")).unwrap();
     assert!(row.contains("failed"), "{row}");
+    assert!(
+        row.contains("cannot overwrite output file"),
+        "the detail is the run's own error: {row}"
+    );
     let st = std::fs::read_to_string(dir.join("out/variants/v001/status")).unwrap();
     assert!(st.starts_with("state=failed\n"), "{st}");
     let code: i32 = st
@@ -165,7 +169,7 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     assert!(row.contains(&format!("{job}_1")), "{row}");
     assert!(s.contains("v001 log ("), "{s}");
     assert!(s.contains("result.h5"), "the log tail names the output: {s}");
-    for id in ["v000", "v002", "v003"] {
+    for id in ["v000", "v002", "v003", "v004", "v005"] {
         let st = std::fs::read_to_string(dir.join(format!("out/variants/{id}/status"))).unwrap();
         assert!(
             st.starts_with("state=done\n") && st.contains(&format!("job={job}_")),
@@ -176,10 +180,10 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     // collect: every variant in the summary, v001 named as failed; exit code 3.
     let o = fdtd(dir, &["sweep", "collect", "out"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(stdout(&o).contains("3 done, 1 failed, 0 missing"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("5 done, 1 failed, 0 missing"), "{}", stdout(&o));
     assert!(stdout(&o).contains("failed  v001: the run failed"), "{}", stdout(&o));
     let rows = read_csv(&dir.join("out/summary.csv"));
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 6);
     assert_eq!(rows[1]["state"], "failed");
     assert!(rows[1]["note"].contains(&format!("exit code {code}")), "{:?}", rows[1]);
     assert_eq!(rows[1]["z_in_f0_hz"], "");
@@ -192,7 +196,7 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     let o = fdtd(dir, &submit);
     assert!(o.status.success());
     assert!(
-        stdout(&o).contains("skipping 3 variant(s) with complete results"),
+        stdout(&o).contains("skipping 5 variant(s) with complete results"),
         "{}",
         stdout(&o)
     );

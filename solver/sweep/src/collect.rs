@@ -12,7 +12,7 @@ use crate::keys::SceneValue;
 use crate::layout::{Layout, Manifest};
 use crate::results::{self, RunResult};
 use crate::spectrum;
-use crate::status::{collect_status, SchedulerView, State, StatusFile, VariantStatus};
+use crate::status::{collect_status, SchedulerView, State, VariantStatus};
 use crate::SweepError;
 use hdf5::types::VarLenUnicode;
 use std::collections::BTreeMap;
@@ -56,20 +56,6 @@ impl Summary {
     }
 }
 
-fn run_time(file: Option<&StatusFile>) -> f64 {
-    let Some(f) = file else { return f64::NAN };
-    if let Some(w) = f.get("wall_s").and_then(|s| s.parse::<f64>().ok()) {
-        return w;
-    }
-    match (
-        f.get("started").and_then(|s| s.parse::<f64>().ok()),
-        f.get("finished").and_then(|s| s.parse::<f64>().ok()),
-    ) {
-        (Some(a), Some(b)) if b >= a => b - a,
-        _ => f64::NAN,
-    }
-}
-
 /// Gather every variant of the sweep in `layout` (`scheduler`: the Slurm view, when the
 /// sweep was submitted).
 pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Summary, SweepError> {
@@ -103,7 +89,7 @@ pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Sum
                     Some(c) => format!("{reason} (exit code {c})"),
                     None => reason.clone(),
                 };
-                let why = match st.log_tail.last() {
+                let why = match st.last_message() {
                     Some(l) => format!("{why}: {l}"),
                     None => why,
                 };
@@ -174,7 +160,7 @@ fn fill(
     let mut notes = Vec::new();
     cols.insert("backend".into(), Cell::Text(run.backend.clone()));
     cols.insert("device".into(), Cell::Text(run.device.clone()));
-    cols.insert("run_time_s".into(), Cell::Num(run_time(st.file.as_ref())));
+    cols.insert("run_time_s".into(), Cell::Num(st.run_time().unwrap_or(f64::NAN)));
     for s in &run.series {
         let name = format!("max_{}_{}", s.probe, s.component);
         if !result_columns.contains(&name) {

@@ -215,3 +215,125 @@ mod tests {
         assert_eq!(variant_id(42, 1001), "v0042");
     }
 }
+
+#[cfg(test)]
+mod expand_tests {
+    use super::*;
+    use crate::spec;
+
+    const BASE: &str = "[domain]\ncell = 1e-3\nsize = [0.01, 0.01, 0.01]\n[time]\nsteps = 10\n\
+                        [materials.sub]\neps_r = 2.0\n[[objects]]\nshape = \"sphere\"\nmaterial = \"sub\"\n\
+                        center = [0.005, 0.005, 0.005]\nradius = 0.002\n[boundaries]\nall = \"pec\"\n";
+
+    fn variants(sweep: &str) -> Result<Vec<Variant>, SweepError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("base.toml"), BASE).unwrap();
+        let path = dir.path().join("s.toml");
+        let spec = spec::parse(sweep, &path)?;
+        expand(&spec, |id| dir.path().join(id).join("scene.toml"))
+    }
+
+    fn num(v: &Variant, k: &str) -> f64 {
+        match v.values.iter().find(|(n, _)| n == k).map(|(_, x)| x) {
+            Some(SceneValue::Num(x)) => *x,
+            other => panic!("{k}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn grid_and_zip_combine_with_derived_values() {
+        let head = "[sweep]\nbase = \"base.toml\"\n";
+        let v = variants(&format!(
+            "{head}[parameters]\neps = {{ values = [2, 3], key = \"materials.sub.eps_r\" }}\nr = [0.001, 0.002, 0.003]\n\
+             [derived]\nd = \"2 * r\"\n[set]\n\"objects[0].radius\" = \"r\"\n\"objects[0].center[0]\" = \"0.01 - d\"\n"
+        ))
+        .unwrap();
+        assert_eq!(v.len(), 6);
+        // The first parameter varies slowest.
+        let pairs: Vec<(f64, f64)> = v.iter().map(|v| (num(v, "eps"), num(v, "r"))).collect();
+        assert_eq!(
+            pairs,
+            [
+                (2.0, 0.001),
+                (2.0, 0.002),
+                (2.0, 0.003),
+                (3.0, 0.001),
+                (3.0, 0.002),
+                (3.0, 0.003)
+            ]
+        );
+        assert_eq!(num(&v[4], "d"), 0.004);
+        let s = v[4].scene.as_ref().unwrap();
+        assert_eq!(
+            s.materials[2].kind,
+            fdtd_scene::MaterialKind::Dielectric {
+                eps_r: 3.0,
+                mu_r: 1.0,
+                sigma: 0.0
+            }
+        );
+        assert_eq!(
+            s.objects[0].shape,
+            fdtd_scene::Shape::Sphere {
+                center: [0.006, 0.005, 0.005],
+                radius: 0.002
+            }
+        );
+        assert_eq!(v[4].id, "v004");
+        assert_eq!(v[4].describe(), "eps=3 r=0.002 d=0.004");
+
+        let v = variants(&format!(
+            "{head}combine = \"zip\"\n[parameters]\neps = {{ values = [2, 3], key = \"materials.sub.eps_r\" }}\n\
+             r = {{ values = [0.001, 0.002], key = \"objects[0].radius\" }}\n"
+        ))
+        .unwrap();
+        let pairs: Vec<(f64, f64)> = v.iter().map(|v| (num(v, "eps"), num(v, "r"))).collect();
+        assert_eq!(pairs, [(2.0, 0.001), (3.0, 0.002)]);
+    }
+
+    #[test]
+    fn invalid_variants_are_kept_and_reported_together() {
+        let v = variants(
+            "[sweep]\nbase = \"base.toml\"\n[parameters]\neps = { values = [2, 0.5, 0.25], key = \"materials.sub.eps_r\" }\n",
+        )
+        .unwrap();
+        assert!(v[0].scene.is_ok());
+        let e = check(&v).unwrap_err().to_string();
+        assert!(
+            e.starts_with("2 of 3 variants are invalid (nothing was run or submitted):"),
+            "{e}"
+        );
+        assert!(e.contains("variant v001 (eps=0.5): "), "{e}");
+        assert!(
+            e.contains("v001/scene.toml:9:9: materials.sub.eps_r: eps_r = 0.5 < 1"),
+            "{e}"
+        );
+        assert!(e.contains("variant v002 (eps=0.25)"), "{e}");
+    }
+
+    #[test]
+    fn keys_missing_from_the_base_scene_point_at_the_sweep_file() {
+        let e = variants("[sweep]\nbase = \"base.toml\"\n[parameters]\nr = [1]\n[set]\n\"objects[0].radiu\" = \"r\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("s.toml:6:1: set.\"objects[0].radiu\": the base scene does not set objects[0].radiu"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean \"radius\"?"), "{e}");
+        let e = variants(
+            "[sweep]\nbase = \"base.toml\"\n[parameters]\nr = [0]\n[set]\n\"objects[0].radius\" = \"1 / r\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("for variant v000 (r=0): 1 / r = the value is not a finite number"),
+            "{e}"
+        );
+        let e =
+            variants("[sweep]\nbase = \"nope.toml\"\n[parameters]\nr = [0]\n[set]\n\"objects[0].radius\" = \"r\"\n")
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("reading the base scene"), "{e}");
+    }
+}

@@ -158,6 +158,29 @@ pub struct VariantStatus {
     pub log_tail: Vec<String>,
 }
 
+impl VariantStatus {
+    /// The last line of the log the run itself wrote (not a task script's `== ` line).
+    pub fn last_message(&self) -> Option<&str> {
+        self.log_tail
+            .iter()
+            .rev()
+            .find(|l| !l.starts_with("== "))
+            .or(self.log_tail.last())
+            .map(|s| s.trim())
+    }
+
+    /// Seconds the run took, from its status file (`wall_s`, else finished − started).
+    pub fn run_time(&self) -> Option<f64> {
+        let f = self.file.as_ref()?;
+        if let Some(w) = f.get("wall_s").and_then(|s| s.parse::<f64>().ok()) {
+            return Some(w);
+        }
+        let a = f.get("started")?.parse::<f64>().ok()?;
+        let b = f.get("finished")?.parse::<f64>().ok()?;
+        (b >= a).then_some(b - a)
+    }
+}
+
 /// Whether the variant's output is complete and was made from its current scene.
 pub fn is_complete(layout: &Layout, id: &str) -> bool {
     let scene = std::fs::read_to_string(layout.scene(id)).ok();

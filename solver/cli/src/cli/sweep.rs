@@ -466,7 +466,7 @@ fn status_cmd(a: &DirArgs) -> Result<i32, CliError> {
             let (code, detail) = match &s.state {
                 State::Failed { exit_code, reason } => (
                     exit_code.map(|c| c.to_string()).unwrap_or_default(),
-                    match s.log_tail.last() {
+                    match s.last_message() {
                         Some(l) => format!("{reason}: {l}"),
                         None => reason.clone(),
                     },
@@ -479,13 +479,7 @@ fn status_cmd(a: &DirArgs) -> Result<i32, CliError> {
                     String::new(),
                     host.clone().map(|h| format!("on {h}")).unwrap_or_default(),
                 ),
-                State::Done => (
-                    "0".into(),
-                    s.file
-                        .as_ref()
-                        .and_then(|f| f.get("wall_s").map(|w| format!("{w} s")))
-                        .unwrap_or_default(),
-                ),
+                State::Done => ("0".into(), s.run_time().map(duration).unwrap_or_default()),
                 _ => (String::new(), String::new()),
             };
             r.push(code);

@@ -299,7 +299,7 @@ fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
     if base_s.trim().is_empty() {
         return Err(Diag::new(base_v.at(), "sweep.base", "the base scene path is empty"));
     }
-    let base = here.join(base_s);
+    let base = normalize(&here.join(base_s));
     let stem = path
         .file_stem()
         .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
@@ -313,6 +313,7 @@ fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
         }
         None => here.join(&stem),
     };
+    let directory = normalize(&directory);
     let name = match get(sweep, "name") {
         Some(v) => v.str("sweep.name")?.to_string(),
         None => directory
@@ -483,6 +484,26 @@ fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
     };
     count_check(&spec, params_v.at())?;
     Ok(spec)
+}
+
+/// `a/b/../c` → `a/c`, `./a` → `a` (lexically: for messages and tables).
+fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 fn count_check(spec: &SweepSpec, at: usize) -> R<()> {

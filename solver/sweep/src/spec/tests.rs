@@ -40,7 +40,7 @@ fn lists_ranges_and_linspaces() {
     );
     assert_eq!(s.parameters[3].values[1], SceneValue::Str("y".into()));
     assert_eq!(s.combine, Combine::Grid);
-    assert_eq!(s.base, Path::new("sweeps/../scenes/antenna.toml"));
+    assert_eq!(s.base, Path::new("scenes/antenna.toml"));
     assert_eq!(s.directory, Path::new("sweeps/s"));
     assert_eq!(s.name, "s");
 }
@@ -131,4 +131,13 @@ fn derived_values_and_figures() {
     assert!(matches!(&s.set[1].1.value, Setting::Literal(SceneValue::Str(x)) if x == "ricker"));
     assert_eq!(s.figures.len(), 2);
     assert!(matches!(&s.figures[1], Figure::Peak { per_source: true, .. }));
+}
+
+#[test]
+fn paths_are_normalised() {
+    assert_eq!(normalize(Path::new("a/b/../c")), Path::new("a/c"));
+    assert_eq!(normalize(Path::new("./a/./b")), Path::new("a/b"));
+    assert_eq!(normalize(Path::new("../a")), Path::new("../a"));
+    assert_eq!(normalize(Path::new("a/../../b")), Path::new("../b"));
+    assert_eq!(normalize(Path::new("/x/../y")), Path::new("/y"));
 }
