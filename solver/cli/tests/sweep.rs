@@ -105,3 +105,87 @@ fn invalid_variants_are_all_reported_before_anything_runs() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a sweep directory"));
 }
+
+/// The job-array task script on its own (as Slurm runs it, without Slurm): SIGTERM to the
+/// batch shell (what `--signal=B:TERM@secs` and preemption send) makes the run checkpoint
+/// and the task end `interrupted`; the next task for the variant resumes from the checkpoint.
+#[test]
+fn an_array_task_checkpoints_on_sigterm_and_the_next_task_resumes() {
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // One variant, long enough (13k steps) to be stopped while it steps.
+    write_sweep(dir, &[0.02], "\"time.duration\" = 5e-8\n");
+    let o = fdtd(
+        dir,
+        &[
+            "sweep",
+            "submit",
+            "sweep.toml",
+            "--slurm",
+            "--dry-run",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("not submitted (--dry-run)"), "{}", stdout(&o));
+    let script = dir.join("out/slurm/array.sbatch");
+    assert!(!dir.join("out/slurm/jobs").exists(), "a dry run submits nothing");
+    let task = |job: &str| {
+        std::process::Command::new("bash")
+            .arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", "0")
+            .env("SLURM_ARRAY_JOB_ID", job)
+            .spawn()
+            .unwrap()
+    };
+    let vdir = dir.join("out/variants/v000");
+    let mut child = task("41");
+    // Wait until it steps (its output exists and has been flushed at least once).
+    let t0 = Instant::now();
+    while !vdir.join("result.h5").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "the task never started its run"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run finished before it could be stopped"
+    );
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let code = child.wait().unwrap().code();
+    assert_eq!(
+        code,
+        Some(130),
+        "log:\n{}",
+        std::fs::read_to_string(vdir.join("log")).unwrap_or_default()
+    );
+    let st = std::fs::read_to_string(vdir.join("status")).unwrap();
+    assert!(
+        st.starts_with("state=interrupted\n") && st.contains("exit_code=130") && st.contains("job=41_0"),
+        "{st}"
+    );
+    assert!(vdir.join("result.h5.ckpt").exists(), "no checkpoint after SIGTERM");
+    let o = fdtd(dir, &["sweep", "status", "out"]);
+    assert!(stdout(&o).contains("interrupted"), "{}", stdout(&o));
+
+    // The next task (a requeue or a resubmission) resumes.
+    let status = task("42").wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(vdir.join("log")).unwrap();
+    assert!(log.contains("--resume"), "{log}");
+    assert!(log.contains("resuming from step"), "{log}");
+    let st = std::fs::read_to_string(vdir.join("status")).unwrap();
+    assert!(st.starts_with("state=done\n") && st.contains("job=42_0"), "{st}");
+    let o = fdtd(dir, &["sweep", "collect", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -325,7 +325,7 @@ waveform = { type = "gaussian", frequency = 3e9 }
 
     fn set_str(key: &str, v: SceneValue) -> Result<String, KeyError> {
         let mut doc: DocumentMut = SCENE.parse().unwrap();
-        set(&mut doc, &KeyPath::parse(key).map_err(|e| e)?, &v)?;
+        set(&mut doc, &KeyPath::parse(key)?, &v)?;
         Ok(doc.to_string())
     }
 

@@ -569,7 +569,7 @@ fn expression(v: V, key: &str, text: &str, known: &[String]) -> R<Expr> {
         }
     })?;
     for (name, at) in e.names() {
-        if !known.iter().any(|k| *k == name) && !CONSTANTS.iter().any(|(c, _)| *c == name) {
+        if !known.contains(&name) && !CONSTANTS.iter().any(|(c, _)| *c == name) {
             let mut names: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
             names.extend(CONSTANTS.iter().map(|(c, _)| *c));
             let hint = match suggest(&name, &names) {
