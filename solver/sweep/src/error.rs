@@ -48,9 +48,6 @@ pub enum SweepError {
     /// The sweep directory is not one `fdtd sweep` wrote, or its manifest is damaged.
     #[error("{}: {message}", path.display())]
     Manifest { path: PathBuf, message: String },
-    /// The sweep directory belongs to another sweep.
-    #[error("{} holds another sweep ({message}); use another [sweep] directory, or remove it", dir.display())]
-    OtherSweep { dir: PathBuf, message: String },
     /// Slurm: a command failed or is missing.
     #[error("{0}")]
     Scheduler(String),
@@ -76,11 +73,7 @@ impl SweepError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            SweepError::Invalid(_)
-                | SweepError::Base(_)
-                | SweepError::Variants { .. }
-                | SweepError::Manifest { .. }
-                | SweepError::OtherSweep { .. }
+            SweepError::Invalid(_) | SweepError::Base(_) | SweepError::Variants { .. } | SweepError::Manifest { .. }
         )
     }
 }

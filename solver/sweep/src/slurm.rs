@@ -42,6 +42,19 @@ fn quote(s: &str) -> String {
     }
 }
 
+/// The sweep's name as a job name: `#SBATCH` lines are not shell, so no quoting there.
+fn job_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Check an option value that goes onto an `#SBATCH` line.
 fn line_safe(what: &str, v: &str) -> Result<(), SweepError> {
     if v.trim().is_empty() || v.contains(['\n', '\r']) {
@@ -57,8 +70,15 @@ pub fn script(layout: &Layout, manifest: &Manifest, ids: &[String], o: &SlurmOpt
     if ids.is_empty() {
         return Err(SweepError::Scheduler("no variant left to submit".into()));
     }
+    if layout.dir.display().to_string().contains(char::is_whitespace) {
+        return Err(SweepError::Scheduler(format!(
+            "the sweep directory {:?} has white space, which an #SBATCH --output line cannot hold; \
+             choose another [sweep] directory",
+            layout.dir.display()
+        )));
+    }
     let mut sb = vec![
-        format!("--job-name={}", quote(&format!("fdtd-{}", manifest.name))),
+        format!("--job-name=fdtd-{}", job_name(&manifest.name)),
         match o.max_parallel {
             Some(k) => format!("--array=0-{}%{k}", ids.len() - 1),
             None => format!("--array=0-{}", ids.len() - 1),
@@ -73,7 +93,7 @@ pub fn script(layout: &Layout, manifest: &Manifest, ids: &[String], o: &SlurmOpt
         "--requeue".into(),
         "--open-mode=append".into(),
     ];
-    let opt = |flag: &str, v: &Option<String>| v.as_ref().map(|v| format!("--{flag}={}", quote(v)));
+    let opt = |flag: &str, v: &Option<String>| v.as_ref().map(|v| format!("--{flag}={}", v.trim()));
     for (what, v) in [
         ("--partition", &o.partition),
         ("--time", &o.time),
@@ -361,7 +381,7 @@ mod tests {
         let layout = Layout::new(dir.path());
         let m = Manifest {
             format: crate::layout::MANIFEST_FORMAT,
-            name: "arm".into(),
+            name: "arm length".into(),
             sweep_file: "s.toml".into(),
             base: "b.toml".into(),
             columns: vec!["arm".into()],
@@ -384,6 +404,7 @@ mod tests {
         let s = script(&layout, &m, &ids, &o).unwrap();
         for want in [
             "#SBATCH --array=0-2%2\n",
+            "#SBATCH --job-name=fdtd-arm_length\n",
             "#SBATCH --signal=B:TERM@120\n",
             "#SBATCH --requeue\n",
             "#SBATCH --partition=gpu\n",
@@ -399,6 +420,16 @@ mod tests {
             assert!(s.contains(want), "missing {want:?} in\n{s}");
         }
         assert!(script(&layout, &m, &[], &o).is_err());
+        let spaced = Layout::new(dir.path().join("my sweep"));
+        assert!(script(&spaced, &m, &ids, &o)
+            .unwrap_err()
+            .to_string()
+            .contains("white space"));
+        let two_words = SlurmOptions {
+            partition: Some("gpu long".into()),
+            ..o.clone()
+        };
+        assert!(script(&layout, &m, &ids, &two_words).is_err());
         let bad = SlurmOptions {
             extra_sbatch: vec!["--qos=a\n#SBATCH --x".into()],
             ..o
