@@ -189,9 +189,10 @@ run() {
   log "on $(hostname -s): fdtd $*"
   "$FDTD" "$@" >> "$dir/log" 2>&1 &
   pid=$!
-  trap 'log "SIGTERM: asking fdtd to checkpoint and stop"; kill -TERM $pid 2>/dev/null' TERM
-  wait $pid; rc=$?
-  if kill -0 $pid 2>/dev/null || [ $rc -gt 128 ]; then wait $pid; rc=$?; fi
+  term=1
+  trap 'term=1; log "SIGTERM: asking fdtd to checkpoint and stop"; kill -TERM $pid 2>/dev/null' TERM
+  # A signal ends `wait` early (status > 128): wait again until fdtd itself exits.
+  while [ $term = 1 ]; do term=0; wait $pid; rc=$?; done
   trap - TERM
 }
 
