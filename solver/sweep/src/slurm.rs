@@ -57,9 +57,9 @@ fn job_name(name: &str) -> String {
 
 /// Check an option value that goes onto an `#SBATCH` line.
 fn line_safe(what: &str, v: &str) -> Result<(), SweepError> {
-    if v.trim().is_empty() || v.contains(['\n', '\r']) {
+    if v.trim().is_empty() || v.trim().contains(char::is_whitespace) {
         return Err(SweepError::Scheduler(format!(
-            "{what} {v:?}: must be a non-empty single line"
+            "{what} {v:?}: must be one word (#SBATCH lines take no spaces or quoting)"
         )));
     }
     Ok(())
