@@ -303,8 +303,10 @@ fn tmpfs_or_skip(dir: &Path, options: &str, test: &str) -> Option<Mounted> {
     match mount_tmpfs(dir, options) {
         Ok(()) => Some(Mounted(dir.to_path_buf())),
         Err(why) => {
+            // CI fails here unless its runner found it cannot mount at all and said so
+            // (`.ci/run` sets FDTD_TEST_NO_MOUNT with the reason, printed in its log).
             assert!(
-                std::env::var_os("CI").is_none(),
+                std::env::var_os("CI").is_none() || std::env::var_os("FDTD_TEST_NO_MOUNT").is_some(),
                 "{test}: a tmpfs is needed and CI can mount one: {why}"
             );
             eprintln!("skipping {test}: {why}");
