@@ -65,8 +65,17 @@ pub fn plan(sweep_file: &Path, opts: &PlanOptions) -> Result<Planned, SweepError
     for v in variants {
         let scene = v.scene.as_ref().expect("checked").clone();
         let cpu = opts.backend != BackendChoice::Gpu;
+        // Each variant writes checkpoints unless its scene turns them off.
+        let state_copy = scene.checkpoint().enabled;
         let result = session::load(&SceneSource::Scene(Box::new(scene)), cpu).and_then(|(_, model)| {
-            let p = session::plan_backend(opts.engines, &model, opts.backend, &opts.backend_options, DEFAULT_CHUNK)?;
+            let p = session::plan_backend(
+                opts.engines,
+                &model,
+                opts.backend,
+                &opts.backend_options,
+                DEFAULT_CHUNK,
+                state_copy,
+            )?;
             Ok((model, p))
         });
         match result {
