@@ -119,6 +119,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             g.courant
         );
     }
+    for w in fdtd::session::scene_warnings(session.scene(), &model) {
+        errln!("warning: {w}");
+    }
     if let Some(w) = resolution_warning(&model) {
         errln!("warning: {w}");
     }
@@ -203,6 +206,13 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         line.push_str(&format!(" and {}", x.display()));
     }
     outln!("{line}");
+    if summary.outcome == Outcome::Finished && all_zero(&report.output) {
+        errln!(
+            "warning: every probe sample and snapshot value in {} is exactly zero: check the sources (frequency \
+             units, amplitude, position) with `fdtd check`",
+            report.output.display()
+        );
+    }
     Ok(match report.kind() {
         None => exit::OK,
         Some(kind) => {
@@ -213,4 +223,43 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             exit_code(kind)
         }
     })
+}
+
+/// Whether a finished output records something and all of it is zero. Snapshots are read
+/// only when small: this runs after every run.
+fn all_zero(path: &std::path::Path) -> bool {
+    const SCAN: usize = 16 << 20;
+    let Ok(f) = fdtd::output::ResultFile::open(path) else {
+        return false;
+    };
+    let mut any = false;
+    for p in &f.probes {
+        for c in &p.components {
+            match f.probe_series(&p.name, &c.name) {
+                Ok((_, v)) if !v.is_empty() => {
+                    if v.iter().any(|x| *x != 0.0) {
+                        return false;
+                    }
+                    any = true;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+    for s in &f.snapshots {
+        for c in &s.components {
+            if c.frames * c.shape.iter().product::<usize>() > SCAN {
+                return false;
+            }
+            for k in 0..c.frames {
+                match f.snapshot_frame(&s.name, &c.name, k) {
+                    Ok(v) if v.iter().any(|x| *x != 0.0) => return false,
+                    Ok(_) => any = true,
+                    Err(_) => return false,
+                }
+            }
+        }
+    }
+    any
 }

@@ -31,10 +31,12 @@ mod checkpoints;
 mod error;
 pub mod output;
 pub mod resources;
+mod warnings;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
 pub use self::error::{ErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
 pub use self::output::{Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
+pub use self::warnings::scene_warnings;
 
 use self::resources::{DoesNotFit, LocalDisks, RamCheck};
 use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};
