@@ -24,7 +24,7 @@ impl Spectrum {
     /// points (a power of two) so that peaks fall near their true frequency.
     pub fn of(values: &[f32], dt: f64) -> Spectrum {
         let n = values.len();
-        if n == 0 || !(dt > 0.0) {
+        if n == 0 || dt.is_nan() || dt <= 0.0 {
             return Spectrum {
                 frequency: vec![],
                 amplitude: vec![],

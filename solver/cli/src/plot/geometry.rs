@@ -226,10 +226,18 @@ impl Geometry {
         let label = (FAMILY, 12).into_font().color(&BLACK);
         let sources: Vec<&Marker> = self.sources.iter().filter(near).collect();
         let probes: Vec<&Marker> = self.probes.iter().filter(near).collect();
-        let named = sources.len() + probes.len() <= 8;
+        // Names where they do not overprint one already written (probes a cell apart).
+        let mut labelled: Vec<(i32, i32)> = Vec::new();
         for (list, source) in [(&sources, true), (&probes, false)] {
             for m in list.iter() {
                 let p = (m.position[u], m.position[v]);
+                let (px, py) = chart.backend_coord(&p);
+                let named = !labelled
+                    .iter()
+                    .any(|&(x, y)| (x - px).abs() < 48 && (y - py).abs() < 14);
+                if named {
+                    labelled.push((px, py));
+                }
                 let shape: DynElement<DB, (f64, f64)> = if source {
                     Cross::new(p, 6, RED.stroke_width(2)).into_dyn()
                 } else {

@@ -60,7 +60,7 @@ pub fn si_scale(max: f64) -> (f64, &'static str) {
         (1e6, "M"),
         (1e9, "G"),
     ];
-    if !(max > 0.0) || !max.is_finite() {
+    if !max.is_finite() || max <= 0.0 {
         return (1.0, "");
     }
     let mut best = P[0];

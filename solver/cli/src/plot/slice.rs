@@ -121,11 +121,13 @@ fn render(slice: &Slice, vmax: f64, style: &Style) -> Result<(Canvas, Panel), Pl
     {
         let root = BitMapBackend::with_buffer(&mut canvas.rgb, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err("the background"))?;
+        let root = root
+            .titled(&style.title, (FAMILY, 15).into_font())
+            .map_err(draw_err("the title"))?;
         let (main, bar) = root.split_horizontally(LEFT + pw + 24);
         let lfmt = move |x: &f64| sig(x * ls, 4);
         let mut chart = ChartBuilder::on(&main)
-            .caption(&style.title, (FAMILY, 16).into_font())
-            .margin_top(6)
+            .margin_top(10)
             .margin_right(24)
             .x_label_area_size(BOTTOM)
             .y_label_area_size(LEFT)
@@ -171,7 +173,7 @@ fn render(slice: &Slice, vmax: f64, style: &Style) -> Result<(Canvas, Panel), Pl
         let (vs, vp) = si_scale(vmax);
         let vfmt = move |x: &f64| sig(x * vs, 3);
         let mut cb = ChartBuilder::on(&bar)
-            .margin_top(TOP + 6)
+            .margin_top(10)
             .margin_bottom(BOTTOM)
             .margin_right(8)
             .set_label_area_size(LabelAreaPosition::Right, 64)
