@@ -45,6 +45,7 @@ mod hdf5;
 pub mod read;
 pub mod xdmf;
 
+pub use self::describe::BackendLine;
 pub use self::read::{ReadError, ResultFile};
 
 pub use self::hdf5::{

@@ -1724,7 +1724,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         // --- syntax, top level
         ("[domain\ncell = 1e-3\n", &["invalid TOML"], 1, 8),
         ("[time]\nsteps = 10\n", &["missing section [domain]", "add a [domain] table"], 1, 1),
-        ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["missing section [time]"], 1, 1),
+        // Both problems, the positioned one first: the default 10-cell CPML does not fit.
+        ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["leave no interior", "missing section [time]"], 3, 9),
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
         ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
         ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),

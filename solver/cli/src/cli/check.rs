@@ -134,11 +134,6 @@ fn print_report(scene: &Scene, model: &Model) {
     }
 
     outln!("snapshots ({})", model.snapshots.len());
-    let mut out_bytes: u64 = model
-        .probes
-        .iter()
-        .map(|p| (g.steps / p.every) as u64 * (p.samples.len() as u64 * 4 + 16))
-        .sum();
     for s in &model.snapshots {
         let frames = (g.steps / s.every) as u64;
         let per_frame: u64 = s
@@ -146,7 +141,6 @@ fn print_report(scene: &Scene, model: &Model) {
             .iter()
             .map(|&c| s.component_shape(c, g).iter().map(|&x| x as u64).product::<u64>() * 4)
             .sum();
-        out_bytes += frames * per_frame;
         let comps: Vec<&str> = s.components.iter().map(|c| c.name()).collect();
         outln!(
             "  {:<16} {} nodes {:?}..{:?} (exclusive), every {}: {frames} frames of {}",
@@ -158,7 +152,10 @@ fn print_report(scene: &Scene, model: &Model) {
             human_bytes(per_frame)
         );
     }
-    outln!("output     about {} before compression", human_bytes(out_bytes));
+    outln!(
+        "output     about {} before compression",
+        human_bytes(output_bytes(model))
+    );
     let ck = scene.checkpoint();
     let when = if !ck.enabled {
         "off ([checkpoint] enabled = false)".to_string()

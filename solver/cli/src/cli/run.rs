@@ -42,12 +42,16 @@ fn install_interrupt(stop: Arc<AtomicBool>, resume_hint: Arc<Mutex<String>>) {
     }
 }
 
-/// `backend  cpu (...)`, with why `auto` chose it.
+/// `cpu on CPU (8 threads)`: the backend and the device by name, as the output file
+/// records them; why `auto` chose it goes on a line of its own ([`auto_line`]).
 fn backend_line(p: &Prepared) -> String {
-    match p.auto() {
-        Some(a) => format!("{} (auto: {})", p.backend_description(), auto_note(a)),
-        None => p.backend_description().to_string(),
-    }
+    let b = fdtd::output::BackendLine::parse(p.backend_description());
+    format!("{} on {}", b.backend, b.device)
+}
+
+/// Why `auto` chose the backend, when it did.
+fn auto_line(p: &Prepared) -> Option<String> {
+    p.auto().map(auto_note)
 }
 
 pub fn run(a: &RunArgs) -> Result<i32, CliError> {
@@ -137,6 +141,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let start = prepared.start();
     if !quiet {
         outln!("  backend  {}", backend_line(&prepared));
+        if let Some(why) = auto_line(&prepared) {
+            outln!("  auto     {why}");
+        }
         outln!("  output   {}", prepared.output_path().display());
         if ck.enabled {
             outln!(

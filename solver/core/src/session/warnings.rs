@@ -30,7 +30,11 @@ fn meant(f: f64, lo: f64, hi: f64) -> Option<String> {
         .map(|k| f * k)
         .chain(K.iter().map(|k| f / k))
         .find(|g| (lo..=hi).contains(g))
-        .map(|g| format!("{} (frequency = {g:e})", hz(g)))
+        .map(|g| {
+            // Six significant digits: the gaussian's frequency comes back through τ.
+            let g: f64 = format!("{g:.5e}").parse().unwrap_or(g);
+            format!("{} (frequency = {g:e})", hz(g))
+        })
 }
 
 /// Everything worth a warning about `scene` as discretised in `model`, in scene order.
@@ -129,6 +133,8 @@ cell = 1e-3
 size = [0.02, 0.02, 0.02]
 [time]
 duration = 2e-9
+[boundaries]
+all = "pec"
 "#;
 
     fn with_source(freq: &str) -> String {
