@@ -74,7 +74,8 @@ fn setup() -> (Scene, Arc<Model>) {
     (scene, model)
 }
 
-/// Every dataset under /probes and /snapshots, as raw bits, by path.
+/// Every dataset under /probes and /snapshots, as raw bits, by path (probe tables'
+/// column metadata, strings, by their length).
 fn datasets(path: &Path) -> Vec<(String, Vec<usize>, Vec<u64>)> {
     let f = hdf5::File::open(path).unwrap();
     let mut out = Vec::new();
@@ -85,8 +86,12 @@ fn datasets(path: &Path) -> Vec<(String, Vec<usize>, Vec<u64>)> {
             for ds_name in sub.member_names().unwrap() {
                 let ds = sub.dataset(&ds_name).unwrap();
                 let key = format!("/{top}/{name}/{ds_name}");
-                let bits: Vec<u64> = if ds_name.starts_with("time") {
+                let bits: Vec<u64> = if ds_name.starts_with("time") || ds_name.ends_with("position") {
                     ds.read_raw::<f64>().unwrap().iter().map(|x| x.to_bits()).collect()
+                } else if ds_name == "index" {
+                    ds.read_raw::<u64>().unwrap()
+                } else if ["probe", "component", "units"].contains(&ds_name.as_str()) {
+                    vec![ds.size() as u64]
                 } else {
                     ds.read_raw::<f32>()
                         .unwrap()
@@ -100,6 +105,16 @@ fn datasets(path: &Path) -> Vec<(String, Vec<usize>, Vec<u64>)> {
     }
     out.sort();
     out
+}
+
+/// The `/probes` attribute `layout`.
+fn f_layout(path: &Path) -> String {
+    let f = hdf5::File::open(path).unwrap();
+    let a = f.group("probes").unwrap().attr("layout").unwrap();
+    a.read_scalar::<hdf5::types::VarLenUnicode>()
+        .unwrap()
+        .as_str()
+        .to_string()
 }
 
 fn status(path: &Path) -> String {
@@ -119,19 +134,33 @@ fn ck_opts(path: &Path, sink: &Hdf5Sink, every: usize) -> CheckpointOptions {
 }
 
 /// An uninterrupted run into `path`.
-fn reference(scene: &Scene, model: &Arc<Model>, path: &Path) {
+fn reference(scene: &Scene, model: &Arc<Model>, path: &Path, out: &Hdf5Options) {
     let mut b = CpuBackend::new(model.clone(), 1).unwrap();
-    let mut sink = Hdf5Sink::create(path, scene, model, "cpu", false).unwrap();
+    let mut sink = Hdf5Sink::create_with(path, scene, model, "cpu", out).unwrap();
     let s = runner::run(model, &mut b, &mut sink, &RunOptions::default(), None).unwrap();
     sink.finish(s.outcome).unwrap();
 }
 
 #[test]
 fn a_failed_run_resumes_bit_identical() {
+    failed_run_resumes_bit_identical(&Hdf5Options::default(), "groups");
+}
+
+/// The same with the probes written as tables (`/probes/every_<k>/values`).
+#[test]
+fn a_failed_run_resumes_bit_identical_with_probe_tables() {
+    let out = Hdf5Options {
+        probe_table_threshold: 0,
+        ..Hdf5Options::default()
+    };
+    failed_run_resumes_bit_identical(&out, "table");
+}
+
+fn failed_run_resumes_bit_identical(out: &Hdf5Options, layout: &str) {
     let (scene, model) = setup();
     let dir = tempfile::tempdir().unwrap();
     let ref_path = dir.path().join("ref.h5");
-    reference(&scene, &model, &ref_path);
+    reference(&scene, &model, &ref_path, out);
 
     // Checkpoints every 40 steps; the device is lost at step 137: chunks end at the
     // snapshot steps (every 10), so the output holds 130 steps, the checkpoint 120.
@@ -149,7 +178,7 @@ fn a_failed_run_resumes_bit_identical() {
     };
     {
         let mut b = CpuBackend::new(model.clone(), 1).unwrap();
-        let mut sink = Hdf5Sink::create(&path, &scene, &model, "cpu", false).unwrap();
+        let mut sink = Hdf5Sink::create_with(&path, &scene, &model, "cpu", out).unwrap();
         let opts = opts_for(&sink);
         let err = runner::run(&model, &mut b, &mut sink, &opts, None).unwrap_err();
         match &err {
@@ -168,7 +197,18 @@ fn a_failed_run_resumes_bit_identical() {
 
     // Resume: the output is cut back to 120 steps, then the run goes on to the end.
     let mut b = CpuBackend::new(model.clone(), 2).unwrap();
+    // The file holds 130 steps of samples; the resume cuts them back to 120.
+    let rows = |f: &hdf5::File| {
+        let name = if layout == "table" {
+            "probes/every_1/values"
+        } else {
+            "probes/a/Ez"
+        };
+        f.dataset(name).unwrap().shape()[0]
+    };
+    assert_eq!(rows(&hdf5::File::open(&path).unwrap()), 130);
     let mut sink = Hdf5Sink::resume(&path, &scene, &model, "cpu", 120, &Hdf5Options::default()).unwrap();
+    assert_eq!(rows(&hdf5::File::open(&path).unwrap()), 120);
     let mut opts = opts_for(&sink);
     opts.fault = None;
     let (step, notes) = runner::resume_state(&model, &mut b, opts.checkpoint.as_ref().unwrap()).unwrap();
@@ -181,6 +221,8 @@ fn a_failed_run_resumes_bit_identical() {
     assert_eq!(status(&path), "complete");
 
     let (want, got) = (datasets(&ref_path), datasets(&path));
+    let probes = f_layout(&path);
+    assert_eq!(probes, layout);
     assert_eq!(want.len(), got.len());
     for ((kw, sw, bw), (kg, sg, bg)) in want.iter().zip(&got) {
         assert_eq!((kw, sw), (kg, sg));

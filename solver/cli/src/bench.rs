@@ -125,8 +125,8 @@ pub fn run(opts: &BenchOptions, out: &mut dyn Write) -> Result<Vec<BenchRow>, Ba
         }
         let model = Arc::new(Model::discretize(&scene).map_err(|e| BackendError::DoesNotFit(e.to_string()))?);
         let plan_bytes = Plan::common(&model, 2).total();
-        let created =
-            create_backend(&engines(), &model, opts.backend, &opts.backend_opts, 50).map_err(|e| match e {
+        let (created, _) =
+            create_backend(&engines(), &model, opts.backend, &opts.backend_opts, 50, false).map_err(|e| match e {
                 SessionError::Backend(e) => e,
                 e if e.kind() == ErrorKind::DoesNotFit => BackendError::DoesNotFit(e.to_string()),
                 e => BackendError::Gpu(e.to_string()),

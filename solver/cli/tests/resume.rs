@@ -585,23 +585,33 @@ fn outputs_that_cannot_be_written_or_do_not_fit_are_refused_before_running() {
         &["run", "s.toml", "--backend", "cpu", "-q", "-o", "out.h5", "--force"],
     );
     let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("cannot overwrite output file out.h5"), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot overwrite output file out.h5: it is a directory, not a regular file"),
+        "{stderr}"
+    );
     assert!(d.join("out.h5").is_dir());
 
     // A checkpoint directory that does not exist.
-    std::fs::write(
-        d.join("c.toml"),
-        format!("{SCENE}\n[checkpoint]\npath = \"no/such/dir/x.ckpt\"\n"),
-    )
-    .unwrap();
-    let out = fdtd(d, &["run", "c.toml", "--backend", "cpu", "-q"]);
+    let out = fdtd(
+        d,
+        &[
+            "run",
+            "s.toml",
+            "--backend",
+            "cpu",
+            "-q",
+            "--checkpoint-dir",
+            "no/such/dir",
+        ],
+    );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("cannot write checkpoints to no/such/dir/x.ckpt"),
+        stderr.contains("cannot write checkpoints to no/such/dir/s.h5.ckpt: directory no/such/dir does not exist"),
         "{stderr}"
     );
+    assert!(!d.join("s.h5").exists());
 
     // Usage: --resume with --force or --no-checkpoint; bad intervals.
     for args in [

@@ -83,6 +83,20 @@ pub trait Backend {
             self.describe()
         )))
     }
+
+    /// The device memory of a backend whose state is on a device: what its plan
+    /// counted, and the most it has been seen to use (`None` for the CPU).
+    fn device_memory(&self) -> Option<DeviceMemory> {
+        None
+    }
+}
+
+/// A device's memory: planned before allocation, and the peak measured during the run
+/// (the driver's usage report for this process, where it gives one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceMemory {
+    pub planned: u64,
+    pub peak: Option<u64>,
 }
 
 pub use crate::state::SolverState;

@@ -85,6 +85,9 @@ pub enum CheckpointError {
     Mismatch { path: PathBuf, what: String },
     #[error("no usable checkpoint for {}: {why}", path.display())]
     NoneUsable { path: PathBuf, why: String },
+    /// A file at one of the checkpoint's names that this run did not write: left alone.
+    #[error("{}: {why}; it is left alone (checkpoints of this run cannot be written under that name)", path.display())]
+    NotOurs { path: PathBuf, why: String },
 }
 
 impl CheckpointError {
@@ -511,17 +514,154 @@ pub fn files(path: &Path) -> [PathBuf; 3] {
     [path.to_path_buf(), suffixed(path, ".prev"), suffixed(path, ".tmp")]
 }
 
-/// Remove every file of the checkpoint at `path`; returns how many existed.
-pub fn remove_all(path: &Path) -> io::Result<usize> {
+/// What a file at one of a checkpoint's names is, judged by its first bytes (a symbolic
+/// link is never followed): only a checkpoint of the right run, or the cut-short start
+/// of one, may be removed or replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Absent,
+    /// A checkpoint file (magic `FDTDCKPT`) of the run with this id.
+    Checkpoint {
+        run_id: u64,
+    },
+    /// Empty, or cut short inside the header before the run id: a write stopped early.
+    Fragment,
+    /// Anything else: another file, a directory, a link, a device, unreadable. Never touched.
+    Foreign(String),
+}
+
+/// Bytes before the end of the run id in every checkpoint format.
+const RUN_ID_END: usize = 32;
+
+/// What the file at `path` is (see [`FileKind`]).
+pub fn identify(path: &Path) -> FileKind {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return FileKind::Absent,
+        Err(e) => return FileKind::Foreign(format!("it cannot be examined: {e}")),
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return FileKind::Foreign("it is a symbolic link".into());
+    }
+    if !ft.is_file() {
+        return FileKind::Foreign("it is not a regular file".into());
+    }
+    let mut head = [0u8; RUN_ID_END];
+    let n = match open_nofollow(path).and_then(|mut f| read_up_to(&mut f, &mut head)) {
+        Ok(n) => n,
+        Err(e) => return FileKind::Foreign(format!("it cannot be read: {e}")),
+    };
+    let m = n.min(MAGIC.len());
+    if head[..m] != MAGIC[..m] {
+        return FileKind::Foreign("it is not an fdtd checkpoint (it does not start with FDTDCKPT)".into());
+    }
+    if n < RUN_ID_END {
+        return FileKind::Fragment;
+    }
+    FileKind::Checkpoint {
+        run_id: u64::from_le_bytes(head[24..32].try_into().expect("8 bytes")),
+    }
+}
+
+fn open_nofollow(path: &Path) -> io::Result<File> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+fn read_up_to(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
-    for p in files(path) {
-        match fs::remove_file(&p) {
-            Ok(()) => n += 1,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
     Ok(n)
+}
+
+/// Whose checkpoint files a removal may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// Only checkpoints of the run with this id (and fragments).
+    Run(u64),
+    /// Checkpoints of any run (and fragments): for files named after an output, beside
+    /// it, which only runs writing that output create.
+    AnyRun,
+}
+
+impl Owner {
+    /// Whether a file of `kind` belongs to this owner; `Err` says why not.
+    pub fn owns(self, kind: &FileKind) -> Result<bool, String> {
+        match (kind, self) {
+            (FileKind::Absent, _) => Ok(false),
+            (FileKind::Fragment, _) | (FileKind::Checkpoint { .. }, Owner::AnyRun) => Ok(true),
+            (FileKind::Checkpoint { run_id }, Owner::Run(id)) if *run_id == id => Ok(true),
+            (FileKind::Checkpoint { run_id }, Owner::Run(_)) => {
+                Err(format!("it is a checkpoint of another run (run id {run_id:016x})"))
+            }
+            (FileKind::Foreign(why), _) => Err(why.clone()),
+        }
+    }
+}
+
+/// The files of the checkpoint at `path` that `owner` does not own: (file, why). A run
+/// refuses to start while any exists, since writing its checkpoints would replace them.
+pub fn in_the_way(path: &Path, owner: Owner) -> Vec<(PathBuf, String)> {
+    files(path)
+        .into_iter()
+        .filter_map(|p| owner.owns(&identify(&p)).err().map(|why| (p, why)))
+        .collect()
+}
+
+/// What [`remove_owned`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Removal {
+    /// Files removed.
+    pub removed: usize,
+    /// Files left alone, and why: nothing that is not a checkpoint of the owner is removed.
+    pub kept: Vec<(PathBuf, String)>,
+}
+
+/// Remove the files of the checkpoint at `path` that belong to `owner` (checked by their
+/// header, see [`identify`]); anything else is left alone and listed.
+pub fn remove_owned(path: &Path, owner: Owner) -> io::Result<Removal> {
+    let mut r = Removal::default();
+    for p in files(path) {
+        match owner.owns(&identify(&p)) {
+            Ok(false) => {}
+            Ok(true) => match fs::remove_file(&p) {
+                Ok(()) => r.removed += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
+            },
+            Err(why) => r.kept.push((p, why)),
+        }
+    }
+    Ok(r)
+}
+
+/// Remove the file at `p` if it is absent or belongs to the run `run_id`; else refuse.
+fn clear_own(p: &Path, run_id: u64) -> Result<(), CheckpointError> {
+    match Owner::Run(run_id).owns(&identify(p)) {
+        Ok(false) => Ok(()),
+        Ok(true) => match fs::remove_file(p) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(CheckpointError::io(p, e)),
+            _ => Ok(()),
+        },
+        Err(why) => Err(CheckpointError::NotOurs {
+            path: p.to_path_buf(),
+            why,
+        }),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -585,13 +725,19 @@ pub fn write(path: &Path, header: &Header, state: &SolverState) -> Result<u64, C
             "internal error: the solver state does not match the checkpoint header",
         ));
     }
-    // Only the newest generation stays while the new one is written (peak: two on disk).
-    match fs::remove_file(&prev) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(CheckpointError::io(&prev, e)),
-        _ => {}
+    // Nothing but this run's own checkpoint files is replaced or removed.
+    if let Err(why) = Owner::Run(header.run_id).owns(&identify(path)) {
+        return Err(CheckpointError::NotOurs {
+            path: path.to_path_buf(),
+            why,
+        });
     }
+    // Only the newest generation stays while the new one is written (peak: two on disk).
+    clear_own(&prev, header.run_id)?;
+    clear_own(&tmp, header.run_id)?;
     let result = (|| -> io::Result<()> {
-        let file = File::create(&tmp)?;
+        // A new file (never through a link planted at the name).
+        let file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         let mut w = BufWriter::with_capacity(4 << 20, file);
         w.write_all(&header.encode())?;
         let mut crc = crc32fast::Hasher::new();
@@ -915,7 +1061,7 @@ mod tests {
         assert!(err.starts_with("no usable checkpoint"), "{err}");
         assert!(err.contains("truncated"), "{err}");
 
-        assert_eq!(remove_all(&path).unwrap(), 2);
+        assert_eq!(remove_owned(&path, Owner::Run(7)).unwrap().removed, 2);
         let err = find_latest(&path, &m, &expect).unwrap_err().to_string();
         assert!(err.contains("no checkpoint file exists"), "{err}");
     }

@@ -13,11 +13,22 @@ pub struct Buffer {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
     pub buffers: Vec<Buffer>,
+    /// Buffers a device backend keeps in host memory (mappable staging, packed uploads):
+    /// not in [`Plan::total`], which is the device's; the host plan adds them.
+    pub host: Vec<Buffer>,
 }
 
 impl Plan {
     pub fn add(&mut self, name: impl Into<String>, bytes: u64) {
         self.buffers.push(Buffer {
+            name: name.into(),
+            bytes,
+        });
+    }
+
+    /// A buffer in host memory ([`Plan::host`]).
+    pub fn add_host(&mut self, name: impl Into<String>, bytes: u64) {
+        self.host.push(Buffer {
             name: name.into(),
             bytes,
         });
@@ -40,7 +51,7 @@ impl Plan {
             format!("material indices (6 components; {index_bytes} B each)"),
             6 * index_bytes * n,
         );
-        let rows = 6 * 4 * (model.rows[0].len() as u64);
+        let rows = 6 * 4 * (model.row_count() as u64);
         p.add("uniform-row flags (6 components; u32)", rows);
         p.add(
             "coefficient tables",
@@ -76,6 +87,23 @@ impl fmt::Display for Plan {
         }
         write!(f, "  {:<52} {:>12}", "total", human_bytes(self.total()))
     }
+}
+
+/// `123`, `512k`, `64M`, `1.5G`, `2T` (binary multiples; an optional `B` or `iB` after
+/// the letter) in bytes; `None` for anything else.
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let (num, mult) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&t[..t.len() - 1], 1 << 20),
+        'g' | 'G' => (&t[..t.len() - 1], 1 << 30),
+        't' | 'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    let bytes = v * mult as f64;
+    (v.is_finite() && v >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 /// `1.50 GiB`-style sizes.

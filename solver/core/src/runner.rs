@@ -44,9 +44,31 @@ pub trait Sink {
     }
 }
 
+/// Why a sink could not take or keep what the runner handed it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SinkError(pub String);
+#[error("{message}")]
+pub struct SinkError {
+    pub message: String,
+    /// The disk is full (or the file may grow no more): the run does not fit on it.
+    pub no_space: bool,
+}
+
+impl SinkError {
+    pub fn new(message: impl Into<String>) -> SinkError {
+        SinkError {
+            message: message.into(),
+            no_space: false,
+        }
+    }
+
+    /// The write did not fit on the disk.
+    pub fn no_space(message: impl Into<String>) -> SinkError {
+        SinkError {
+            message: message.into(),
+            no_space: true,
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -717,9 +739,10 @@ pub fn last_checkpoint(path: &std::path::Path) -> Option<(PathBuf, u64)> {
         .max_by_key(|(_, s)| *s)
 }
 
-/// Remove every file of the checkpoint at `path`; returns how many existed.
-pub fn remove_checkpoints(path: &std::path::Path) -> std::io::Result<usize> {
-    checkpoint::remove_all(path)
+/// Remove the files of the checkpoint at `path` that belong to `owner` (checked by their
+/// headers); anything else is left alone and listed.
+pub fn remove_checkpoints(path: &std::path::Path, owner: checkpoint::Owner) -> std::io::Result<checkpoint::Removal> {
+    checkpoint::remove_owned(path, owner)
 }
 
 /// A sink that keeps everything in memory (tests, validation, benchmarks).

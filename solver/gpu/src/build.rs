@@ -15,7 +15,6 @@ use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
 use fdtd_core::model::{FaceKind, Model};
 use fdtd_core::pass::Hook;
-use wgpu::util::DeviceExt;
 
 /// Which pipeline a dispatch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +78,8 @@ pub struct Built {
     /// Buffers that only need to stay alive.
     #[allow(dead_code)]
     pub keep: Vec<wgpu::Buffer>,
+    /// The build stopped allocating at the [`ALLOC_FAIL_ENV`] limit.
+    pub injected_oom: bool,
     /// Where every state array other than the fields lives on the device (save/load).
     pub state: Vec<StateBuf>,
 }
@@ -107,8 +108,26 @@ fn u(x: usize) -> u32 {
     u32::try_from(x).expect("index fits in u32 (guaranteed by the slab layout)")
 }
 
+/// Most bytes uploaded before the build waits for the copies to finish. `write_buffer`
+/// stages its data in a buffer of its own until the copy has run, so uploading every
+/// piece's material indices at once (or creating them mapped) would hold a second copy of
+/// them in memory; with this bound the staging of a whole build is at most this much.
+pub const UPLOAD_CHUNK: usize = 32 << 20;
+
+/// Environment variable (fault injection, for tests): the build fails as if the device
+/// ran out of memory once this many bytes of buffers are allocated, so the handling of a
+/// driver that refuses a plan its budget accepted can be tested on any device.
+pub const ALLOC_FAIL_ENV: &str = "FDTD_GPU_ALLOC_FAIL_AFTER";
+
 struct Builder<'a> {
     device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    /// Bytes written since the last wait (see [`UPLOAD_CHUNK`]).
+    staged: usize,
+    /// Bytes of buffers created, and the injected allocation limit ([`ALLOC_FAIL_ENV`]).
+    allocated: u64,
+    fail_after: Option<u64>,
+    injected_oom: bool,
     kernels: &'a Kernels,
     shapes: Shapes,
     max_dim: u32,
@@ -118,20 +137,55 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn storage_init(&mut self, label: &str, data: &[u8]) -> wgpu::Buffer {
-        // A binding must not be empty.
-        let pad = [0u8; 4];
-        let contents = if data.is_empty() { &pad[..] } else { data };
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        })
+        self.upload(
+            label,
+            data,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
+    /// A buffer holding `data`, uploaded in pieces of at most [`UPLOAD_CHUNK`] bytes with a
+    /// wait whenever that much is staged. Never created mapped: a buffer the device
+    /// could not allocate is then an error in the build's error scope, not a panic.
+    fn upload(&mut self, label: &str, data: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let buf = self.zeroed(label, data.len() as u64, usage | wgpu::BufferUsages::COPY_DST);
+        if self.injected_oom {
+            return buf;
+        }
+        for (i, piece) in data.chunks(UPLOAD_CHUNK).enumerate() {
+            self.queue.write_buffer(&buf, (i * UPLOAD_CHUNK) as u64, piece);
+            self.staged += piece.len();
+            if self.staged >= UPLOAD_CHUNK {
+                self.flush_uploads();
+            }
+        }
+        buf
+    }
+
+    /// Run the pending uploads and wait for them, which frees their staging.
+    fn flush_uploads(&mut self) {
+        self.queue.submit([]);
+        let _ = self.device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        });
+        self.staged = 0;
     }
 
     fn zeroed(&mut self, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let size = bytes.max(4).next_multiple_of(4);
+        self.allocated += size;
+        let size = match self.fail_after {
+            // Injected failure: stand-in buffers from here on, the build reports it.
+            Some(limit) if self.allocated > limit => {
+                self.injected_oom = true;
+                size.min(4096)
+            }
+            _ => size,
+        };
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: bytes.max(4).next_multiple_of(4),
+            size,
             usage,
             mapped_at_creation: false,
         })
@@ -151,11 +205,7 @@ impl Builder<'_> {
         let bytes = raw.len().next_multiple_of(16).max(PARAM_BYTES as usize);
         let mut data = vec![0u8; bytes];
         data[..raw.len()].copy_from_slice(raw);
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("kernel parameters"),
-            contents: &data,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        })
+        self.upload("kernel parameters", &data, wgpu::BufferUsages::UNIFORM)
     }
 
     /// The bind group of one dispatch of `k`: buffers by WGSL variable name.
@@ -246,6 +296,7 @@ fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
 /// Allocate every buffer and prepare the dispatches of one step.
 pub fn build(
     device: &wgpu::Device,
+    queue: &wgpu::Queue,
     kernels: &Kernels,
     shapes: Shapes,
     model: &Model,
@@ -253,8 +304,16 @@ pub fn build(
     uniform_align: u64,
 ) -> Built {
     let max_dim = device.limits().max_compute_workgroups_per_dimension;
+    let fail_after = std::env::var(ALLOC_FAIL_ENV)
+        .ok()
+        .and_then(|v| fdtd_core::plan::parse_bytes(&v));
     let mut b = Builder {
         device,
+        queue,
+        staged: 0,
+        allocated: 0,
+        fail_after,
+        injected_oom: false,
         kernels,
         shapes,
         max_dim,
@@ -590,6 +649,8 @@ pub fn build(
     for r in rows {
         keep.extend(r);
     }
+    // The last uploads' staging is freed before the run starts.
+    b.flush_uploads();
     Built {
         pieces: fields.into_iter().map(|fields| PieceBufs { fields }).collect(),
         ops,
@@ -606,6 +667,7 @@ pub fn build(
         keep,
         state: std::mem::take(&mut b.state),
         passes,
+        injected_oom: b.injected_oom,
     }
 }
 

@@ -12,6 +12,11 @@ use std::fmt::Write as _;
 /// x slabs (bytes; `k`, `M`, `G` suffixes for KiB, MiB, GiB). Tests use it to exercise
 /// the multi-slab path on small grids.
 pub const MAX_BINDING_ENV: &str = "FDTD_GPU_MAX_BINDING";
+/// Environment variable: the device memory a GPU run may use (`512M`, `80G`), instead of
+/// the driver's budget: to share a GPU between runs, to test the refusals and "what
+/// would fit" on a device without a budget query (lavapipe), or to test what happens
+/// when the driver fails an allocation the plan accepted (set it above the real size).
+pub const BUDGET_ENV: &str = "FDTD_GPU_BUDGET";
 
 /// Storage buffers one kernel binds at most (update_e / update_h: 3 + 3 fields,
 /// 3 material-index arrays, row flags, coefficients and CPML profiles, 2 CPML ψ).
@@ -23,6 +28,8 @@ pub enum Memory {
     /// `VK_EXT_memory_budget`: largest device-local heap, the process budget on it and
     /// what the process uses already.
     Budget { heap: u64, budget: u64, usage: u64 },
+    /// Set by [`BUDGET_ENV`]: the device memory a run may use, whatever the driver says.
+    Limit { bytes: u64 },
     /// Vulkan without the budget extension: the largest device-local heap.
     Heap { heap: u64 },
     /// Other backends: no memory query.
@@ -35,6 +42,7 @@ impl Memory {
         match *self {
             Memory::Budget { budget, usage, .. } => Some(budget.saturating_sub(usage)),
             Memory::Heap { heap } => Some(heap),
+            Memory::Limit { bytes } => Some(bytes),
             Memory::Unknown => None,
         }
     }
@@ -48,6 +56,7 @@ impl Memory {
                 human_bytes(usage)
             ),
             Memory::Heap { heap } => format!("device-local heap {} (no budget extension)", human_bytes(heap)),
+            Memory::Limit { bytes } => format!("{} set by {BUDGET_ENV}", human_bytes(bytes)),
             Memory::Unknown => "budget unknown (no memory query on this backend), relying on limits".into(),
         }
     }
@@ -129,17 +138,7 @@ fn backend_rank(b: wgpu::Backend) -> u32 {
     }
 }
 
-/// Parse `123`, `64k`, `128M`, `2G` (binary units).
-pub fn parse_bytes(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (num, mult) = match s.chars().last()? {
-        'k' | 'K' => (&s[..s.len() - 1], 1u64 << 10),
-        'm' | 'M' => (&s[..s.len() - 1], 1 << 20),
-        'g' | 'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.trim().parse::<u64>().ok()?.checked_mul(mult)
-}
+pub use fdtd_core::plan::parse_bytes;
 
 /// The binding cap override from [`MAX_BINDING_ENV`], if set and valid.
 pub fn binding_override() -> Result<Option<u64>, BackendError> {
@@ -183,7 +182,32 @@ pub fn info(index: usize, adapter: &wgpu::Adapter, cap_override: Option<u64>) ->
         binding_cap: cap & !3,
         max_storage_buffers_per_stage: l.max_storage_buffers_per_shader_stage,
         max_workgroups_per_dim: l.max_compute_workgroups_per_dimension,
-        memory: memory(adapter),
+        memory: budget_override().unwrap_or_else(|| memory(adapter)),
+    }
+}
+
+/// Refuse a [`BUDGET_ENV`] that is set but not a size.
+pub fn check_budget_env() -> Result<(), BackendError> {
+    match std::env::var(BUDGET_ENV) {
+        Ok(v) if parse_bytes(&v).is_none() => Err(BackendError::Gpu(format!(
+            "{BUDGET_ENV}={v:?} is not a size (e.g. 512M, 80G)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// [`BUDGET_ENV`], if set to a size.
+fn budget_override() -> Option<Memory> {
+    let v = std::env::var(BUDGET_ENV).ok()?;
+    parse_bytes(&v).map(|bytes| Memory::Limit { bytes })
+}
+
+/// What this process uses of the device-local heap the plan is held to, as the driver
+/// reports it (`VK_EXT_memory_budget`); `None` where it does not say.
+pub fn heap_usage(adapter: &wgpu::Adapter) -> Option<u64> {
+    match memory(adapter) {
+        Memory::Budget { usage, .. } => Some(usage),
+        _ => None,
     }
 }
 

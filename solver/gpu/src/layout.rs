@@ -195,8 +195,18 @@ fn psi_floats_bound(model: &Model, p: usize) -> u64 {
     (p.min(x_planes) * d1 * d2 + p * yz) as u64
 }
 
-/// The memory plan of the GPU backend: the common buffers plus the GPU's own.
-pub fn plan(model: &Model, layout: &Layout) -> Plan {
+/// Device-local memory a run uses besides its buffers: the driver's context, compiled
+/// pipelines, bind groups, wgpu's internal buffers. Measured on the H200 (NVIDIA 580,
+/// Vulkan; docs/gpu.md): heap usage minus the device-local buffers was 10 MiB at 512³ and
+/// 70 MiB at 1100³ (3 slabs).
+pub const DEVICE_OVERHEAD: u64 = 64 << 20;
+/// Upload staging in flight at once, in host memory: the build waits after
+/// [`crate::build::UPLOAD_CHUNK`] bytes, `load_state` after 64 MiB.
+pub const UPLOAD_STAGING: u64 = 64 << 20;
+
+/// The memory plan of the GPU backend: the common buffers plus the GPU's own and what
+/// the driver takes on `dev`.
+pub fn plan(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Plan {
     let mut p = Plan::common(model, 2);
     let ghosts = 2 * layout.pieces.len() as u64 * layout.sx as u64 * (6 * 4 + 6 * 2);
     let pad = (layout.sy - model.grid.n[2] - 1) as u64 * (model.grid.n[1] as u64 + 1) * (model.grid.n[0] as u64 + 1);
@@ -226,18 +236,24 @@ pub fn plan(model: &Model, layout: &Layout) -> Plan {
     }
     if layout.out_slots > 0 {
         p.add(
-            format!(
-                "pass output streams ({} x {} steps; device + 2 readback)",
-                layout.out_slots, MAX_STEPS
-            ),
-            3 * layout.out_bytes() + 16 * layout.out_slots as u64,
+            format!("pass output streams ({} x {} steps)", layout.out_slots, MAX_STEPS),
+            layout.out_bytes() + 16 * layout.out_slots as u64,
         );
+        p.add_host("pass output readback (2 mappable copies)", 2 * layout.out_bytes());
     }
-    p.add("readback staging (gather + map)", 2 * layout.staging);
+    p.add("readback gather buffer", layout.staging);
+    p.add_host("readback staging (mappable)", layout.staging);
     p.add(
         "kernel parameters and step records (uniform)",
         STEP_RECORD_BYTES * MAX_STEPS as u64 + PARAM_BYTES * estimated_dispatches(layout),
     );
+    if !dev.is_software() {
+        p.add("driver, pipelines (measured per device)", DEVICE_OVERHEAD);
+    }
+    // No more than what is uploaded: the material indices, then (on resume) the state.
+    p.add_host("upload staging (bounded)", UPLOAD_STAGING.min(p.total()));
+    let largest = (0..layout.pieces.len()).map(|k| layout.mat_words(k)).max().unwrap_or(0);
+    p.add_host("packed indices of one component (upload)", 4 * largest as u64);
     p
 }
 
@@ -248,16 +264,9 @@ fn estimated_dispatches(layout: &Layout) -> u64 {
     p * (4 + 12 + 2) + 4 * p + 8
 }
 
-/// Check the plan against the device; the message says what would fit.
-pub fn check_fit(
-    model: &Model,
-    plan: &Plan,
-    layout: &Layout,
-    dev: &DeviceInfo,
-    fraction: f64,
-) -> Result<(), BackendError> {
-    // Every buffer must be below max_buffer_size; the slab cut guarantees it for the
-    // per-piece arrays, the rest are small, but say so if not.
+/// Refuse a layout whose buffers pass the device's largest buffer (the slab cut keeps
+/// the per-piece arrays below it; the others are small, but say so if not).
+pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<(), BackendError> {
     let biggest = [layout.staging, layout.out_bytes(), Layout::source_bytes(model)]
         .into_iter()
         .max()
@@ -269,23 +278,15 @@ pub fn check_fit(
             human_bytes(dev.max_buffer_size)
         )));
     }
-    let Some(avail) = dev.memory.available() else {
-        return Ok(());
-    };
-    let usable = (avail as f64 * fraction) as u64;
-    let need = plan.total();
-    if need <= usable {
-        return Ok(());
-    }
-    let samples = model.grid.len() as f64;
-    let per_sample = need as f64 / samples;
-    let cube = ((usable as f64 / per_sample).cbrt() - 1.0).floor().max(0.0) as u64;
-    let coarser = (need as f64 / usable as f64).cbrt();
-    let cpu = Plan::common(model, 2).total();
-    Err(BackendError::DoesNotFit(format!(
-        "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: a grid of about \
-         {cube}^3 cells, or cells about {coarser:.2}x larger along each axis for this domain; or run on \
-         the CPU backend (about {} of RAM)",
+    Ok(())
+}
+
+/// The message of a plan over the budget: need, what the device can give, and what
+/// would fit (from [`crate::what_fits`]: the same plan at other sizes).
+pub fn refusal(model: &Model, dev: &DeviceInfo, fraction: f64, need: u64, usable: u64, fits: &crate::Fits) -> String {
+    let avail = dev.memory.available().unwrap_or(usable);
+    format!(
+        "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: {}",
         human_bytes(need),
         dev.short(),
         human_bytes(usable),
@@ -294,8 +295,32 @@ pub fn check_fit(
             .trim_end_matches('.'),
         human_bytes(avail),
         dev.memory.describe(),
-        human_bytes(cpu)
-    )))
+        fit_options(model, fits)
+    )
+}
+
+/// `a grid of N^3 cells (plan ...); or cells 1.2x larger ...; or the CPU backend (...)`.
+pub fn fit_options(model: &Model, fits: &crate::Fits) -> String {
+    let cpu = Plan::common(model, 2).total();
+    let mut options = Vec::new();
+    if let Some((side, plan)) = fits.cube {
+        options.push(format!(
+            "a grid of {side}^3 cells of {} (plan {})",
+            fdtd_core::fmt::lengths(model.grid.d),
+            human_bytes(plan)
+        ));
+    }
+    if let Some((f, n, plan)) = fits.coarser {
+        options.push(format!(
+            "cells {f:.2}x larger along each axis for this domain ({} x {} x {} cells, plan {})",
+            n[0],
+            n[1],
+            n[2],
+            human_bytes(plan)
+        ));
+    }
+    options.push(format!("the CPU backend (about {} of RAM)", human_bytes(cpu)));
+    options.join("; or ")
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ mod kernels;
 mod layout;
 mod params;
 
-pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, MAX_BINDING_ENV};
+pub use device::{describe_devices, parse_bytes, DeviceInfo, Memory, BUDGET_ENV, MAX_BINDING_ENV};
 pub use kernels::{Shapes, SHADERS, UNCHECKED_ENV, WORKGROUP_ENV};
 pub use layout::{auto_row_align, Layout, Piece, MAX_STEPS};
 
@@ -129,24 +129,132 @@ fn row_align(cfg: Option<usize>) -> Result<Option<usize>, BackendError> {
 
 /// Cut the grid for the device and check the plan. Rows are padded automatically
 /// unless configured; when the padded plan does not fit, the unpadded one is tried.
+/// A refusal says what would fit, found with this same function ([`what_fits`]).
 fn layout_and_plan(
     model: &Model,
     info: &DeviceInfo,
     align: Option<usize>,
     fraction: f64,
 ) -> Result<(Layout, Plan), BackendError> {
-    let explicit = row_align(align)?;
+    match try_layout(model, info, align, fraction) {
+        Err(Refusal::Budget { need, usable }) => Err(BackendError::DoesNotFit(layout::refusal(
+            model,
+            info,
+            fraction,
+            need,
+            usable,
+            &what_fits(model, info, align, fraction),
+        ))),
+        Err(Refusal::Other(e)) => Err(e),
+        Ok(x) => Ok(x),
+    }
+}
+
+/// Why a plan was refused: over the memory budget (with its need and the usable bytes)
+/// or anything else (a binding or buffer limit).
+enum Refusal {
+    Budget { need: u64, usable: u64 },
+    Other(BackendError),
+}
+
+/// [`layout_and_plan`] without the suggestion.
+fn try_layout(
+    model: &Model,
+    info: &DeviceInfo,
+    align: Option<usize>,
+    fraction: f64,
+) -> Result<(Layout, Plan), Refusal> {
+    let explicit = row_align(align).map_err(Refusal::Other)?;
     let first = explicit.unwrap_or_else(|| layout::auto_row_align(model.grid.n[2] + 1));
-    let attempt = |a: usize| -> Result<(Layout, Plan), BackendError> {
-        let layout = Layout::new(model, info.binding_cap, a)?;
-        let plan = layout::plan(model, &layout);
-        layout::check_fit(model, &plan, &layout, info, fraction)?;
+    let attempt = |a: usize| -> Result<(Layout, Plan), Refusal> {
+        let layout = Layout::new(model, info.binding_cap, a).map_err(Refusal::Other)?;
+        let plan = layout::plan(model, &layout, info);
+        layout::check_limits(model, &layout, info).map_err(Refusal::Other)?;
+        if let Some(avail) = info.memory.available() {
+            let usable = (avail as f64 * fraction) as u64;
+            if plan.total() > usable {
+                return Err(Refusal::Budget {
+                    need: plan.total(),
+                    usable,
+                });
+            }
+        }
         Ok((layout, plan))
     };
     match attempt(first) {
         Err(_) if explicit.is_none() && first > 1 => attempt(1),
         r => r,
     }
+}
+
+/// What would fit on the device, by the exact plan of the run: the largest cube of the
+/// same cells (and CPML, sources, probes) and the smallest coarsening of the cells
+/// along every axis for the same domain.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fits {
+    /// Cells per axis of the largest cube, and its plan.
+    pub cube: Option<(usize, u64)>,
+    /// Coarsening factor, the grid it gives, and its plan.
+    pub coarser: Option<(f64, [usize; 3], u64)>,
+}
+
+/// See [`Fits`]. Each candidate is planned with [`try_layout`] on a plan-only copy of
+/// the model ([`Model::resized_for_plan`]), so a suggested grid is accepted by the run.
+pub fn what_fits(model: &Model, info: &DeviceInfo, align: Option<usize>, fraction: f64) -> Fits {
+    let g = &model.grid;
+    let plan_of = |n: [usize; 3], d: [f64; 3]| -> Option<u64> {
+        try_layout(&model.resized_for_plan(n, d), info, align, fraction)
+            .ok()
+            .map(|(_, p)| p.total())
+    };
+    // The smallest cube the CPML allows (2 cells of interior).
+    let min_side = (0..3)
+        .map(|a| {
+            model
+                .cpml
+                .iter()
+                .filter(|l| l.axis == a)
+                .map(|l| l.e.len())
+                .sum::<usize>()
+                + 2
+        })
+        .max()
+        .unwrap_or(2);
+    let largest = |ok: &dyn Fn(usize) -> bool, lo: usize, hi: usize| -> Option<usize> {
+        // Largest x in [lo, hi] with ok(x), ok monotone (true then false).
+        if !ok(lo) {
+            return None;
+        }
+        let (mut lo, mut hi) = (lo, hi + 1);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if ok(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    };
+    let side_max = g.n.iter().copied().max().unwrap_or(1).max(min_side);
+    let cube = largest(&|s| plan_of([s; 3], g.d).is_some(), min_side, side_max)
+        .and_then(|s| plan_of([s; 3], g.d).map(|p| (s, p)));
+    let grid_for = |f: f64| g.n.map(|n| ((n as f64 / f).ceil() as usize).max(1));
+    // Coarsening: walk the factor up in steps of about 1 % until it fits (at most a few
+    // hundred plans, each a little arithmetic).
+    let mut coarser = None;
+    let mut f = 1.01f64;
+    while f <= 100.0 {
+        let n = grid_for(f);
+        if n.iter().zip(&g.n).any(|(a, b)| a != b) {
+            if let Some(p) = plan_of(n, g.d.map(|d| d * f)) {
+                coarser = Some((f, n, p));
+                break;
+            }
+        }
+        f = (f * 1.01 * 100.0).round() / 100.0;
+    }
+    Fits { cube, coarser }
 }
 
 struct Selected {
@@ -162,6 +270,7 @@ fn select(opts: &BackendOptions, cap: Option<u64>) -> Result<Selected, BackendEr
         Some(c) => Some(c),
         None => device::binding_override()?,
     };
+    device::check_budget_env()?;
     let instance = device::instance();
     let mut adapters = device::adapters(&instance);
     let infos: Vec<DeviceInfo> = adapters
@@ -206,6 +315,13 @@ pub struct GpuBackend {
     last_done: Option<Instant>,
     /// Probe readback buffer for the next submission that samples probes.
     next_map: usize,
+    /// Kept to ask the driver how much device memory this process uses.
+    adapter: wgpu::Adapter,
+    _instance: wgpu::Instance,
+    /// Heap usage before the device was opened, and the most seen since (bytes).
+    usage_base: Option<u64>,
+    usage_peak: u64,
+    usage_checked: Instant,
 }
 
 /// A submission on the device queue.
@@ -256,6 +372,7 @@ impl GpuBackend {
     pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
         let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();
+        let usage_base = device::heap_usage(&sel.adapter);
         let (layout, plan) = layout_and_plan(&model, &info, cfg.row_align, fraction(opts))?;
         let limits = sel.adapter.limits();
         let shapes = match cfg.shapes {
@@ -301,6 +418,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&device, shapes, unchecked);
         let built = build::build(
             &device,
+            &queue,
             &kernels,
             shapes,
             &model,
@@ -308,26 +426,42 @@ impl GpuBackend {
             limits.min_uniform_buffer_offset_alignment as u64,
         );
         let val = pollster::block_on(val_scope.pop());
-        let oom = pollster::block_on(oom_scope.pop());
-        let alloc_msg = |what: String| {
-            format!(
-                "{what} while allocating the plan on {} (plan {}, {}); try a smaller grid, coarser cells, \
-                 a lower GPU memory fraction, or the CPU backend",
+        let oom = pollster::block_on(oom_scope.pop()).map(|e| e.to_string());
+        let (oom, val) = if built.injected_oom {
+            (Some(format!("injected by {}", build::ALLOC_FAIL_ENV)), None)
+        } else {
+            (oom, val)
+        };
+        if let Some(e) = oom {
+            // The driver refused although the budget said the plan fits: say what fits in
+            // what it really gave (its usage when it failed, else 80 % of the plan).
+            let (got, how) = match (usage_base, device::heap_usage(&sel.adapter)) {
+                (Some(base), Some(now)) if now > base => (now - base, "what it gave before failing"),
+                _ => (plan.total() / 10 * 8, "80 % of the plan"),
+            };
+            let mut capped = info.clone();
+            capped.memory = Memory::Limit { bytes: got };
+            let fits = what_fits(&model, &capped, cfg.row_align, 1.0);
+            return Err(BackendError::OutOfMemory(format!(
+                "the device ran out of memory while allocating the plan on {} (plan {}; {}), although its \
+                 budget said it fits ({e}). What would fit in {how} ({}): {}",
+                info.short(),
+                human_bytes(plan.total()),
+                info.memory.describe(),
+                human_bytes(got),
+                layout::fit_options(&model, &fits)
+            )));
+        }
+        if let Some(e) = val {
+            return Err(BackendError::Gpu(format!(
+                "wgpu rejected a resource while allocating the plan on {} (plan {}, {}): {e}",
                 info.short(),
                 human_bytes(plan.total()),
                 info.memory.describe()
-            )
-        };
-        if let Some(e) = oom {
-            return Err(BackendError::OutOfMemory(alloc_msg(format!(
-                "the device ran out of memory ({e})"
-            ))));
-        }
-        if let Some(e) = val {
-            return Err(BackendError::Gpu(alloc_msg(format!("wgpu rejected a resource: {e}"))));
+            )));
         }
         let max_dim = device.limits().max_compute_workgroups_per_dimension;
-        let b = GpuBackend {
+        let mut b = GpuBackend {
             outputs: empty_outputs(&model),
             model,
             info,
@@ -346,10 +480,31 @@ impl GpuBackend {
             in_flight: Default::default(),
             last_done: None,
             next_map: 0,
+            adapter: sel.adapter,
+            _instance: sel._instance,
+            usage_base,
+            usage_peak: 0,
+            usage_checked: Instant::now(),
         };
         // Make sure the allocations really happened (lazy drivers fail on first use).
         b.wait()?;
+        b.sample_usage();
         Ok(b)
+    }
+
+    /// Record the device memory this process uses now, as the driver reports it.
+    fn sample_usage(&mut self) {
+        if let (Some(base), Some(now)) = (self.usage_base, device::heap_usage(&self.adapter)) {
+            self.usage_peak = self.usage_peak.max(now.saturating_sub(base));
+        }
+        self.usage_checked = Instant::now();
+    }
+
+    /// [`GpuBackend::sample_usage`], at most every 0.1 s (during the run).
+    fn sample_usage_now_and_then(&mut self) {
+        if self.usage_checked.elapsed() >= Duration::from_millis(100) {
+            self.sample_usage();
+        }
     }
 
     /// The adapter this backend runs on.
@@ -566,6 +721,7 @@ impl GpuBackend {
             _ => f.submitted,
         };
         self.last_done = Some(now);
+        self.sample_usage_now_and_then();
         self.seconds_per_step = (now - began).as_secs_f64() / f.count as f64;
         self.steps_per_submit = ((TARGET_SUBMISSION_S / self.seconds_per_step.max(1e-9)) as usize).clamp(1, MAX_STEPS);
         if let Some(slot) = f.map {
@@ -968,6 +1124,15 @@ impl Backend for GpuBackend {
             self.write_staged(&sb.buffer, sb.at, data, &mut pending)?;
         }
         self.queue.submit([]);
-        self.wait()
+        self.wait()?;
+        self.sample_usage();
+        Ok(())
+    }
+
+    fn device_memory(&self) -> Option<fdtd_core::backend::DeviceMemory> {
+        Some(fdtd_core::backend::DeviceMemory {
+            planned: self.plan.total(),
+            peak: self.usage_base.map(|_| self.usage_peak),
+        })
     }
 }

@@ -1,12 +1,16 @@
 //! The HDF5 writer behind [`Hdf5Sink`] (layout: see the [module docs](super)).
+use super::reserve::{self, Reservation};
+use super::safe_create::{self, PublishError};
 use super::{describe, xdmf};
 use fdtd_core::model::Model;
 use fdtd_core::runner::{Outcome, Sink, SinkError};
 use fdtd_core::scene::Scene;
+pub use fdtd_core::session::probe_layout::PROBE_TABLE_THRESHOLD;
+use fdtd_core::session::probe_layout::{probe_tables, series_chunk, table_chunk, ProbeLayout, ProbeTable};
 pub use fdtd_core::session::OutputInfo;
-use fdtd_core::session::{Output, OutputErrorKind, OutputFailure, OutputFormat};
+use fdtd_core::session::{MemoryReport, Output, OutputErrorKind, OutputFailure, OutputFormat};
 use fdtd_core::Component;
-use hdf5::types::VarLenUnicode;
+use hdf5::types::{FixedAscii, VarLenUnicode};
 use hdf5::{Dataset, File, Group, H5Type, Location};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,8 +24,8 @@ minimum corner, with s = 1/2 along the component's own axis for E (Ex: s_x, Ey: 
 the two other axes for H (Hx: s_y,s_z; Hy: s_x,s_z; Hz: s_x,s_y), else 0: E on cell edges, H on face \
 centres; arrays are C order (z fastest); see docs";
 
-/// Samples per chunk of the 1-D probe datasets.
-const PROBE_CHUNK: usize = 4096;
+/// Probe names listed in a run summary ([`Hdf5Sink::contents`]); more are counted.
+const LISTED_PROBES: usize = 8;
 /// Largest snapshot chunk (bytes). A frame larger than this is split along its first
 /// axes (HDF5 caps a chunk at 4 GiB, and deflate holds a whole chunk in memory).
 const MAX_CHUNK_BYTES: usize = 256 << 20;
@@ -60,6 +64,8 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    #[error("{}: {what}", path.display())]
+    Sample { path: PathBuf, what: String },
     #[error("cannot resume into {}: {why}", path.display())]
     NotResumable { path: PathBuf, why: String },
     #[error("{}: writing the XDMF companion {}: {source}", path.display(), xdmf.display())]
@@ -69,6 +75,38 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    /// The XDMF companion exists and overwriting was not asked for.
+    #[error("the XDMF companion {} of output file {} already exists", xdmf.display(), path.display())]
+    XdmfExists { path: PathBuf, xdmf: PathBuf },
+    #[error("cannot overwrite {}: it is {what}, not a regular file", path.display())]
+    NotRegular { path: PathBuf, what: &'static str },
+    /// Another program holds the file's lock (an fdtd run writing it, a program reading it).
+    #[error("output file {} is in use by another process (a run writing it or a program reading it holds its lock); it is left as it was", path.display())]
+    InUse { path: PathBuf },
+    /// The disk is full: nothing of the refused write reached the file.
+    #[error("{}: the disk is full: {what}: {source}", path.display())]
+    NoSpace {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl OutputError {
+    /// Whether the failure is a full disk (also when HDF5 met it: its message says so).
+    pub fn is_no_space(&self) -> bool {
+        match self {
+            OutputError::NoSpace { .. } => true,
+            OutputError::Xdmf { source, .. }
+            | OutputError::Sync { source, .. }
+            | OutputError::Create { source, .. } => {
+                source.kind() == io::ErrorKind::StorageFull || source.kind() == io::ErrorKind::QuotaExceeded
+            }
+            OutputError::Hdf5 { source, .. } => reserve::hdf5_says_no_space(&source.to_string()),
+            _ => false,
+        }
+    }
 }
 
 /// How to write the file.
@@ -80,6 +118,9 @@ pub struct Hdf5Options {
     pub deflate: u8,
     /// Write `<out>.xdmf` beside the file when the run has snapshots.
     pub xdmf: bool,
+    /// Above this many probes, write them as tables (`/probes/every_<k>/values`), not one
+    /// group per probe ([`PROBE_TABLE_THRESHOLD`]; a resume keeps the file's layout).
+    pub probe_table_threshold: usize,
 }
 
 impl Default for Hdf5Options {
@@ -88,6 +129,7 @@ impl Default for Hdf5Options {
             force: false,
             deflate: 4,
             xdmf: true,
+            probe_table_threshold: PROBE_TABLE_THRESHOLD,
         }
     }
 }
@@ -183,7 +225,10 @@ pub struct Hdf5Sink {
     token: u64,
     dt: f64,
     d: [f64; 3],
+    /// Per-probe groups ([`ProbeLayout::Groups`]; empty for tables).
     probes: Vec<ProbeOut>,
+    /// Probe tables ([`ProbeLayout::Table`]; empty for groups).
+    tables: Tables,
     snaps: Vec<SnapOut>,
     xdmf: Option<PathBuf>,
     xdmf_written: Option<Instant>,
@@ -193,6 +238,11 @@ pub struct Hdf5Sink {
     run_id: u64,
     /// When this process opened the file (for `wall_seconds`).
     opened: Instant,
+    /// Disk space taken ahead of every append (None until the file has its name).
+    reserved: Option<Reservation>,
+    /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
+    /// run's file is cut back to it, so that it holds exactly the flushed chunks.
+    flushed: Vec<usize>,
 }
 
 trait Ctx<T> {
@@ -266,11 +316,13 @@ fn frame_chunk(shape: [usize; 3]) -> Vec<usize> {
     }
 }
 
-/// Create an empty extendable 1-D dataset.
-fn series<T: H5Type>(g: &Group, name: &str) -> hdf5::Result<Series> {
+/// Create an empty extendable 1-D dataset that will hold about `expected` elements: its
+/// chunks are no larger than that (a chunk is allocated whole, so a 10-sample probe
+/// must not take a 4096-sample chunk on disk), and at most 4096 elements.
+fn series<T: H5Type>(g: &Group, name: &str, expected: usize) -> hdf5::Result<Series> {
     let ds = g
         .new_dataset::<T>()
-        .chunk(vec![PROBE_CHUNK])
+        .chunk(vec![series_chunk(expected)])
         .shape((0..,))
         .create(name)?;
     Ok(Series { ds, len: 0 })
@@ -293,6 +345,76 @@ pub(super) fn xdmf_path(path: &Path) -> Option<PathBuf> {
         None
     } else {
         Some(path.with_extension("xdmf"))
+    }
+}
+
+/// Whether a run of `model` writes an XDMF companion.
+fn has_xdmf(model: &Model, opts: &Hdf5Options) -> bool {
+    opts.xdmf && model.snapshots.iter().any(|s| !s.components.is_empty())
+}
+
+/// Before anything is written: refuse an existing output or XDMF companion unless
+/// `force`, one that is not a regular file, and an output another program holds.
+/// Changes nothing.
+fn precheck_files(path: &Path, model: &Model, opts: &Hdf5Options) -> Result<(), OutputError> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        if !opts.force {
+            return Err(OutputError::Exists { path: path.into() });
+        }
+        safe_create::check_existing(path).map_err(|e| publish_error(e, path))?;
+    }
+    if let Some(x) = xdmf_path(path).filter(|_| has_xdmf(model, opts)) {
+        if let Ok(m) = std::fs::symlink_metadata(&x) {
+            if !opts.force {
+                return Err(OutputError::XdmfExists {
+                    path: path.into(),
+                    xdmf: x,
+                });
+            }
+            if !m.file_type().is_file() {
+                let what = if m.file_type().is_dir() {
+                    "a directory"
+                } else if m.file_type().is_symlink() {
+                    "a symbolic link"
+                } else {
+                    "a device, FIFO or socket"
+                };
+                return Err(OutputError::NotRegular { path: x, what });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn publish_error(e: PublishError, path: &Path) -> OutputError {
+    let path = path.to_path_buf();
+    match e {
+        PublishError::Exists => OutputError::Exists { path },
+        PublishError::InUse => OutputError::InUse { path },
+        PublishError::NotRegular(what) => OutputError::NotRegular { path, what },
+        PublishError::Io(source) => OutputError::Create { path, source },
+    }
+}
+
+/// An error about the temporary file `tmp`, told about the output `path` it becomes.
+fn rename_in_error(e: OutputError, tmp: &Path, path: &Path) -> OutputError {
+    let fix = |p: PathBuf| if p == tmp { path.to_path_buf() } else { p };
+    match e {
+        OutputError::Hdf5 { path, what, source } => OutputError::Hdf5 {
+            path: fix(path),
+            what,
+            source,
+        },
+        OutputError::BadName { path, what, name } => OutputError::BadName {
+            path: fix(path),
+            what,
+            name,
+        },
+        OutputError::Create { path, source } => OutputError::Create {
+            path: fix(path),
+            source,
+        },
+        other => other,
     }
 }
 
@@ -332,7 +454,9 @@ impl Hdf5Sink {
         for s in &model.snapshots {
             check_name(&path, "snapshot", &s.name)?;
         }
-        // Create the file with std first: clear errors (exists, permission, no directory).
+        // Clear errors first (exists, not a file, in use, no directory); the file is then
+        // built under a temporary name and takes its name only when complete, so that
+        // the file it replaces is untouched until then (see `safe_create`).
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -340,28 +464,33 @@ impl Hdf5Sink {
         if !dir.is_dir() {
             return Err(OutputError::NoDirectory { path, dir });
         }
-        let mut oo = std::fs::OpenOptions::new();
-        oo.write(true);
-        if opts.force {
-            oo.create(true).truncate(true);
-        } else {
-            oo.create_new(true);
+        precheck_files(&path, model, opts)?;
+        let tmp = safe_create::temp_path(&path);
+        if let Err(e) = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            return Err(OutputError::Create { path, source: e });
         }
-        if let Err(e) = oo.open(&path) {
-            return Err(if e.kind() == io::ErrorKind::AlreadyExists {
-                OutputError::Exists { path }
-            } else {
-                OutputError::Create { path, source: e }
-            });
-        }
-        match Hdf5Sink::build(&path, scene, model, backend_desc, opts) {
-            Ok(sink) => Ok(sink),
+        let mut sink = match Hdf5Sink::build(&tmp, scene, model, backend_desc, opts) {
+            Ok(sink) => sink,
             Err(e) => {
                 // Leave no half-made file behind.
-                let _ = std::fs::remove_file(&path);
-                Err(e)
+                let _ = std::fs::remove_file(&tmp);
+                return Err(rename_in_error(e, &tmp, &path));
             }
+        };
+        if let Err(e) = safe_create::publish(&tmp, &path, opts.force) {
+            drop(sink);
+            let _ = std::fs::remove_file(&tmp);
+            return Err(publish_error(e, &path));
         }
+        sink.path = path.clone();
+        if sink.xdmf.is_some() {
+            sink.xdmf = xdmf_path(&path);
+        }
+        sink.reserved = Reservation::open(&path).ok();
+        sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
+        sink.reserve_ahead(0)?;
+        sink.write_xdmf()?;
+        Ok(sink)
     }
 
     fn build(
@@ -371,7 +500,16 @@ impl Hdf5Sink {
         backend_desc: &str,
         opts: &Hdf5Options,
     ) -> Result<Hdf5Sink, OutputError> {
-        let file = File::create(path).ctx(path, || "creating the HDF5 file".into())?;
+        // The 1.8 object formats (dense attribute storage: a scene's text may pass the 64 KiB
+        // of an object header; compact groups). Not the 1.10 ones: their superblock marks
+        // the file open for writing, and a file whose writer was killed (a crash, SIGKILL,
+        // a panic) then refuses to open ("file is already open for write") until `h5clear
+        // -s`, in h5py and in `--resume` alike. Many probes go to tables, where per-dataset
+        // chunk indexes no longer add up.
+        let file = File::with_options()
+            .with_fapl(|p| p.libver_v18())
+            .create(path)
+            .ctx(path, || "creating the HDF5 file".into())?;
         let g = &model.grid;
         let root: &Location = &file;
         let fingerprint = fdtd_core::checkpoint::fingerprint(scene, model);
@@ -399,21 +537,33 @@ impl Hdf5Sink {
         .ctx(path, || "writing the root attributes".into())?;
 
         let pg = file.create_group("probes").ctx(path, || "creating /probes".into())?;
-        let mut probes = Vec::with_capacity(model.probes.len());
-        for p in &model.probes {
+        let layout = ProbeLayout::for_count(model.probes.len(), opts.probe_table_threshold);
+        put_str(&pg, "layout", layout.name()).ctx(path, || "writing the /probes attribute layout".into())?;
+        let tables = match layout {
+            ProbeLayout::Table => Tables::create(path, &pg, model)?,
+            ProbeLayout::Groups => Tables::default(),
+        };
+        let groups = if layout == ProbeLayout::Groups {
+            &model.probes[..]
+        } else {
+            &[]
+        };
+        let mut probes = Vec::with_capacity(groups.len());
+        for p in groups {
             let what = || format!("creating /probes/{}", p.name);
             let out = (|| -> hdf5::Result<ProbeOut> {
                 let grp = pg.create_group(&p.name)?;
                 put_arr(&grp, "requested_position", &p.position)?;
                 put(&grp, "every", p.every as u64)?;
+                let rows = g.steps / p.every.max(1);
                 let e_owner = p.samples.iter().position(|s| s.component.is_electric());
                 let h_owner = p.samples.iter().position(|s| !s.component.is_electric());
                 let time_e = match e_owner {
-                    Some(_) => Some(series::<f64>(&grp, "time")?),
+                    Some(_) => Some(series::<f64>(&grp, "time", rows)?),
                     None => None,
                 };
                 let time_h = match h_owner {
-                    Some(_) => Some(series::<f64>(&grp, "time_h")?),
+                    Some(_) => Some(series::<f64>(&grp, "time_h", rows)?),
                     None => None,
                 };
                 for t in [&time_e, &time_h].into_iter().flatten() {
@@ -422,7 +572,7 @@ impl Hdf5Sink {
                 let mut comps = Vec::with_capacity(p.samples.len());
                 for s in &p.samples {
                     let c = s.component;
-                    let ser = series::<f32>(&grp, c.name())?;
+                    let ser = series::<f32>(&grp, c.name(), rows)?;
                     put_arr(&ser.ds, "position", &s.position)?;
                     put_arr(&ser.ds, "index", &s.index.map(|x| x as u64))?;
                     put(&ser.ds, "every", p.every as u64)?;
@@ -454,7 +604,7 @@ impl Hdf5Sink {
                 put(&grp, "every", s.every as u64)?;
                 put_arr(&grp, "index_lo", &s.lo.map(|x| x as u64))?;
                 put_arr(&grp, "index_hi", &s.hi.map(|x| x as u64))?;
-                let time = series::<f64>(&grp, "time")?;
+                let time = series::<f64>(&grp, "time", g.steps / s.every.max(1))?;
                 put_str(&time.ds, "units", "s")?;
                 let mut comps = Vec::with_capacity(s.components.len());
                 for &c in &s.components {
@@ -507,18 +657,15 @@ impl Hdf5Sink {
         let registered = file.clone();
         open_files().push((token, registered));
 
-        let xdmf = if opts.xdmf && snaps.iter().any(|s| !s.comps.is_empty()) {
-            xdmf_path(path)
-        } else {
-            None
-        };
-        let mut sink = Hdf5Sink {
+        let xdmf = if has_xdmf(model, opts) { xdmf_path(path) } else { None };
+        let sink = Hdf5Sink {
             path: path.to_path_buf(),
             file: Some(file),
             token,
             dt: g.dt,
             d: g.d,
             probes,
+            tables,
             snaps,
             xdmf,
             xdmf_written: None,
@@ -527,8 +674,9 @@ impl Hdf5Sink {
             fingerprint,
             run_id,
             opened: Instant::now(),
+            reserved: None,
+            flushed: Vec::new(),
         };
-        sink.write_xdmf()?;
         Ok(sink)
     }
 
@@ -605,8 +753,30 @@ impl Hdf5Sink {
             }
             Ok(Series { ds, len })
         };
-        let mut probes = Vec::with_capacity(model.probes.len());
-        for p in &model.probes {
+        let layout = file
+            .group("probes")
+            .and_then(|pg| pg.attr("layout"))
+            .and_then(|a| a.read_scalar::<VarLenUnicode>())
+            .ok()
+            .map(|v| v.as_str().to_string());
+        // Files written before probe tables have no `layout`: per-probe groups.
+        let layout = match layout.as_deref() {
+            None => ProbeLayout::Groups,
+            Some(name) => {
+                ProbeLayout::from_name(name).ok_or_else(|| refuse(format!("/probes has an unknown layout {name:?}")))?
+            }
+        };
+        let tables = match layout {
+            ProbeLayout::Table => Tables::resume(&path, &file, model, step)?,
+            ProbeLayout::Groups => Tables::default(),
+        };
+        let groups = if layout == ProbeLayout::Groups {
+            &model.probes[..]
+        } else {
+            &[]
+        };
+        let mut probes = Vec::with_capacity(groups.len());
+        for p in groups {
             let len = step / p.every;
             let grp = format!("probes/{}", p.name);
             let open = |name: &str| -> Result<Series, OutputError> {
@@ -705,12 +875,13 @@ impl Hdf5Sink {
             None
         };
         let mut sink = Hdf5Sink {
-            path,
+            path: path.clone(),
             file: Some(file),
             token,
             dt: g.dt,
             d: g.d,
             probes,
+            tables,
             snaps,
             xdmf,
             xdmf_written: None,
@@ -719,7 +890,11 @@ impl Hdf5Sink {
             fingerprint,
             run_id,
             opened: Instant::now(),
+            reserved: Reservation::open(&path).ok(),
+            flushed: Vec::new(),
         };
+        sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
+        sink.reserve_ahead(0)?;
         sink.write_xdmf()?;
         Ok(sink)
     }
@@ -759,8 +934,26 @@ impl Hdf5Sink {
     pub fn contents(&self) -> Vec<String> {
         let mut v = Vec::new();
         if !self.probes.is_empty() {
-            let names: Vec<&str> = self.probes.iter().map(|p| p.name.as_str()).collect();
-            v.push(format!("/probes: {}", names.join(", ")));
+            let names: Vec<&str> = self
+                .probes
+                .iter()
+                .take(LISTED_PROBES)
+                .map(|p| p.name.as_str())
+                .collect();
+            v.push(format!("/probes: {}", listed(&names, self.probes.len())));
+        }
+        if self.tables.probes > 0 {
+            let groups: Vec<&str> = self
+                .tables
+                .tables
+                .iter()
+                .map(|t| t.group.trim_start_matches("/probes/"))
+                .collect();
+            v.push(format!(
+                "/probes (tables {}): {}",
+                groups.join(", "),
+                listed(&self.tables.first_names, self.tables.probes)
+            ));
         }
         if !self.snaps.is_empty() {
             let names: Vec<String> = self
@@ -787,7 +980,18 @@ impl Hdf5Sink {
 
     /// Append probe samples (see [`Sink::probe`]).
     pub fn write_probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), OutputError> {
-        let p = &mut self.probes[probe];
+        if self.probes.is_empty() {
+            return self.tables.buffer(&self.path, probe, slot, times, values);
+        }
+        let Some(p) = self.probes.get_mut(probe) else {
+            return Err(OutputError::Sample {
+                path: self.path.clone(),
+                what: format!(
+                    "samples for probe {probe}, but the file has {} probes",
+                    self.probes.len()
+                ),
+            });
+        };
         let r = (|| -> hdf5::Result<()> {
             if p.e_owner == Some(slot) {
                 if let Some(t) = p.time_e.as_mut() {
@@ -799,7 +1003,12 @@ impl Hdf5Sink {
                     append(t, times)?;
                 }
             }
-            append(&mut p.comps[slot], values)
+            let n = p.comps.len();
+            let ser = p
+                .comps
+                .get_mut(slot)
+                .ok_or_else(|| hdf5::Error::from(format!("component slot {slot} of {n}")))?;
+            append(ser, values)
         })();
         r.map_err(|e| {
             let what = format!("writing /probes/{}", self.probes[probe].name);
@@ -844,10 +1053,15 @@ impl Hdf5Sink {
 
     /// Record `steps_done` and flush the file to disk.
     pub fn flush_steps(&mut self, steps_done: usize) -> Result<(), OutputError> {
+        self.tables.write(&self.path)?;
         self.steps_done = steps_done;
         let file = self.file();
         put_or_set_u64(file, "steps_done", steps_done as u64).map_err(|e| self.err("updating steps_done".into(), e))?;
         file.flush().map_err(|e| self.err("flushing".into(), e))?;
+        if let Some(r) = self.reserved.as_mut() {
+            r.forget();
+        }
+        self.flushed = self.series_mut().iter().map(|s| s.len).collect();
         if self.xdmf_written.is_none_or(|t| t.elapsed() >= XDMF_INTERVAL) {
             self.write_xdmf()?;
         }
@@ -855,12 +1069,34 @@ impl Hdf5Sink {
     }
 
     /// Set the final `status` ("complete" or "interrupted"), flush and close the file.
-    pub fn finish(self, outcome: Outcome) -> Result<(), OutputError> {
+    pub fn finish(mut self, outcome: Outcome) -> Result<(), OutputError> {
         let status = match outcome {
             Outcome::Finished => "complete",
             Outcome::Interrupted => "interrupted",
         };
+        // Probe-table rows handed over since the last flush (a run flushes every chunk
+        // itself); if they cannot be written the file is closed as failed, saying why.
+        if let Err(e) = self.tables.write(&self.path) {
+            self.close_with("failed", Some(&e.to_string()))?;
+            return Err(e);
+        }
         self.close_with(status, None)
+    }
+
+    /// Store the run's planned and measured memory as root attributes (bytes, u64):
+    /// `host_planned_bytes`, `host_peak_bytes` and, for a device backend,
+    /// `device_planned_bytes`, `device_peak_bytes`; a peak that was not measured is absent.
+    pub fn record_memory(&mut self, m: &MemoryReport) -> Result<(), OutputError> {
+        let put = |name: &str, v: Option<u64>| -> Result<(), OutputError> {
+            match v {
+                Some(v) => put_or_set_u64(self.file(), name, v).map_err(|e| self.err(format!("writing {name}"), e)),
+                None => Ok(()),
+            }
+        };
+        put("host_planned_bytes", Some(m.host_planned))?;
+        put("host_peak_bytes", m.host_peak)?;
+        put("device_planned_bytes", m.device.map(|d| d.planned))?;
+        put("device_peak_bytes", m.device.and_then(|d| d.peak))
     }
 
     /// Mark the run `failed` (with an `error` attribute holding `message`) and close the file.
@@ -870,6 +1106,9 @@ impl Hdf5Sink {
 
     fn close_with(mut self, status: &str, error: Option<&str>) -> Result<(), OutputError> {
         let steps_done = self.steps_done;
+        if status == "failed" {
+            self.cut_to_flushed();
+        }
         {
             let file = self.file();
             set_str(file, "status", status).map_err(|e| self.err("setting status".into(), e))?;
@@ -882,13 +1121,85 @@ impl Hdf5Sink {
                 .map_err(|e| self.err("writing wall_seconds".into(), e))?;
             file.flush().map_err(|e| self.err("flushing".into(), e))?;
         }
-        self.write_xdmf()?;
+        // The companion is secondary: a failure to write it (a full disk) does not keep
+        // the HDF5 file from being closed.
+        let xdmf = self.write_xdmf();
         // Close every dataset, then the file.
         self.probes.clear();
+        self.tables = Tables::default();
         self.snaps.clear();
         self.unregister();
         let file = self.file.take().expect("open");
-        file.close().map_err(|e| self.err("closing".into(), e))
+        let closed = file.close().map_err(|e| self.err("closing".into(), e));
+        if let Some(r) = self.reserved.take() {
+            r.release();
+        }
+        if status == "failed" {
+            // Closing a failed run reports the run's error; the companion still
+            // describes frames the file holds (it is written only after a flush).
+            closed
+        } else {
+            closed.and(xdmf)
+        }
+    }
+
+    /// Every extendable dataset, in a fixed order.
+    fn series_mut(&mut self) -> Vec<&mut Series> {
+        let mut v = Vec::new();
+        for p in &mut self.probes {
+            v.extend(p.time_e.as_mut());
+            v.extend(p.time_h.as_mut());
+            v.extend(p.comps.iter_mut());
+        }
+        for s in &mut self.snaps {
+            v.push(&mut s.time);
+            v.extend(s.comps.iter_mut().map(|c| &mut c.ser));
+        }
+        v
+    }
+
+    /// Cut every dataset back to its length at the last flush (samples of a chunk the run
+    /// did not finish writing; shrinking only rewrites metadata).
+    fn cut_to_flushed(&mut self) {
+        let flushed = std::mem::take(&mut self.flushed);
+        if flushed.is_empty() {
+            return;
+        }
+        for (s, &len) in self.series_mut().into_iter().zip(&flushed) {
+            if s.len > len {
+                let mut shape = s.ds.shape();
+                if let Some(first) = shape.first_mut() {
+                    *first = len;
+                }
+                if s.ds.resize(shape).is_ok() {
+                    s.len = len;
+                }
+            }
+        }
+        for s in &mut self.snaps {
+            let frames = s.time.len;
+            s.times.truncate(frames);
+        }
+    }
+
+    /// Take the disk space for `need` more bytes (plus what HDF5 has allocated and not
+    /// yet written, plus a margin) before HDF5 writes them (see `reserve`).
+    fn reserve_ahead(&mut self, need: u64) -> Result<(), OutputError> {
+        let Some(file) = self.file.as_ref() else {
+            return Ok(());
+        };
+        let allocated = file.size();
+        let Some(r) = self.reserved.as_mut() else {
+            return Ok(());
+        };
+        r.ensure(allocated, need).map_err(|source| OutputError::NoSpace {
+            path: self.path.clone(),
+            what: format!(
+                "{} more bytes could not be reserved; nothing after the last flushed chunk was written",
+                need
+            ),
+            source,
+        })
     }
 
     fn unregister(&mut self) {
@@ -969,33 +1280,46 @@ impl Drop for Hdf5Sink {
     }
 }
 
+fn sink_error(e: OutputError) -> SinkError {
+    if e.is_no_space() {
+        SinkError::no_space(e.to_string())
+    } else {
+        SinkError::new(e.to_string())
+    }
+}
+
 impl Sink for Hdf5Sink {
     fn probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), SinkError> {
-        self.write_probe(probe, slot, times, values)
-            .map_err(|e| SinkError(e.to_string()))
+        // Room first: HDF5 must never meet a full disk (see `reserve`).
+        self.reserve_ahead((values.len() * 4 + times.len() * 16) as u64)
+            .map_err(sink_error)?;
+        self.write_probe(probe, slot, times, values).map_err(sink_error)
     }
 
     fn snapshot(&mut self, snap: usize, c: Component, time: f64, data: &[f32]) -> Result<(), SinkError> {
-        self.write_snapshot(snap, c, time, data)
-            .map_err(|e| SinkError(e.to_string()))
+        self.reserve_ahead((data.len() * 4 + 64) as u64).map_err(sink_error)?;
+        self.write_snapshot(snap, c, time, data).map_err(sink_error)
     }
 
     fn flush(&mut self, steps_done: usize) -> Result<(), SinkError> {
-        self.flush_steps(steps_done).map_err(|e| SinkError(e.to_string()))
+        self.reserve_ahead(0).map_err(sink_error)?;
+        self.flush_steps(steps_done).map_err(sink_error)
     }
 
     fn sync(&mut self) -> Result<(), SinkError> {
-        Hdf5Sink::sync(self).map_err(|e| SinkError(e.to_string()))
+        Hdf5Sink::sync(self).map_err(sink_error)
     }
 }
 
 impl From<OutputError> for OutputFailure {
     fn from(e: OutputError) -> OutputFailure {
         let kind = match e {
-            OutputError::Exists { .. } => OutputErrorKind::Exists,
-            OutputError::NoDirectory { .. } | OutputError::NotResumable { .. } | OutputError::BadName { .. } => {
-                OutputErrorKind::BadInput
-            }
+            OutputError::Exists { .. } | OutputError::XdmfExists { .. } => OutputErrorKind::Exists,
+            OutputError::NoDirectory { .. }
+            | OutputError::NotResumable { .. }
+            | OutputError::BadName { .. }
+            | OutputError::NotRegular { .. } => OutputErrorKind::BadInput,
+            _ if e.is_no_space() => OutputErrorKind::NoSpace,
             _ => OutputErrorKind::Runtime,
         };
         OutputFailure::new(kind, e.to_string())
@@ -1019,6 +1343,10 @@ impl Output for Hdf5Sink {
         self.xdmf_path().map(Path::to_path_buf)
     }
 
+    fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
+        Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
+    }
+
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {
         Hdf5Sink::finish(*self, outcome).map_err(OutputFailure::from)
     }
@@ -1035,6 +1363,8 @@ pub struct Hdf5Format {
     pub deflate: u8,
     /// Write `<out>.xdmf` beside the file when the run has snapshots.
     pub xdmf: bool,
+    /// See [`Hdf5Options::probe_table_threshold`].
+    pub probe_table_threshold: usize,
 }
 
 impl Default for Hdf5Format {
@@ -1043,6 +1373,7 @@ impl Default for Hdf5Format {
         Hdf5Format {
             deflate: o.deflate,
             xdmf: o.xdmf,
+            probe_table_threshold: o.probe_table_threshold,
         }
     }
 }
@@ -1053,6 +1384,7 @@ impl Hdf5Format {
             force,
             deflate: self.deflate,
             xdmf: self.xdmf,
+            probe_table_threshold: self.probe_table_threshold,
         }
     }
 }
@@ -1064,6 +1396,17 @@ impl OutputFormat for Hdf5Format {
 
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure> {
         Hdf5Sink::inspect(path).map_err(|e| OutputFailure::new(OutputErrorKind::BadInput, e.to_string()))
+    }
+
+    fn precheck(&self, path: &Path, model: &Model, force: bool, resume: bool) -> Result<(), OutputFailure> {
+        if resume {
+            // The companion is this run's; only another program holding the file matters.
+            if std::fs::symlink_metadata(path).is_ok() {
+                safe_create::check_existing(path).map_err(|e| OutputFailure::from(publish_error(e, path)))?;
+            }
+            return Ok(());
+        }
+        precheck_files(path, model, &self.options(force)).map_err(OutputFailure::from)
     }
 
     fn create(
@@ -1089,6 +1432,372 @@ impl OutputFormat for Hdf5Format {
         let sink = Hdf5Sink::resume(path, scene, model, backend, step, &self.options(false))?;
         Ok(Box::new(sink))
     }
+}
+
+/// `names` (the first few of `total`), and how many more.
+fn listed<S: AsRef<str>>(names: &[S], total: usize) -> String {
+    let mut s = names.iter().map(|n| n.as_ref()).collect::<Vec<_>>().join(", ");
+    if total > names.len() {
+        s.push_str(&format!(" and {} more", total - names.len()));
+    }
+    s
+}
+
+/// The probe tables of a file ([`ProbeLayout::Table`]): where each probe's columns are,
+/// and one chunk of samples buffered per table until the flush writes it as one
+/// hyperslab.
+/// Where a probe's columns are: its table, first column and column count (`None` for a
+/// probe without components).
+type Columns = (usize, usize, usize);
+
+#[derive(Default)]
+struct Tables {
+    tables: Vec<TableOut>,
+    cols: Vec<Option<Columns>>,
+    /// Probes in the tables, and the first few names (for summaries).
+    probes: usize,
+    first_names: Vec<String>,
+}
+
+struct TableOut {
+    /// `/probes/every_<k>`.
+    group: String,
+    values: Dataset,
+    channels: usize,
+    /// Rows in the file.
+    rows: usize,
+    time_e: Option<Series>,
+    time_h: Option<Series>,
+    /// The columns whose sample times go to `time` / `time_h` (the first E / H channel).
+    e_col: Option<usize>,
+    h_col: Option<usize>,
+    /// Rows handed over since the last flush, row-major `[row][channel]`.
+    buf: Vec<f32>,
+    /// Rows of `buf` each column has filled.
+    fill: Vec<u32>,
+    pending_e: Vec<f64>,
+    pending_h: Vec<f64>,
+}
+
+impl TableOut {
+    fn pending_rows(&self) -> usize {
+        self.buf.len() / self.channels.max(1)
+    }
+}
+
+impl Tables {
+    fn layout(model: &Model) -> (Vec<ProbeTable>, Vec<Option<Columns>>) {
+        let tables = probe_tables(model);
+        let mut cols = vec![None; model.probes.len()];
+        for (ti, t) in tables.iter().enumerate() {
+            let mut c = 0;
+            for &pi in &t.probes {
+                let n = model.probes[pi].samples.len();
+                if n > 0 {
+                    cols[pi] = Some((ti, c, n));
+                }
+                c += n;
+            }
+        }
+        (tables, cols)
+    }
+
+    fn new(model: &Model, tables: Vec<TableOut>, cols: Vec<Option<Columns>>) -> Tables {
+        Tables {
+            tables,
+            cols,
+            probes: model.probes.len(),
+            first_names: model
+                .probes
+                .iter()
+                .take(LISTED_PROBES)
+                .map(|p| p.name.clone())
+                .collect(),
+        }
+    }
+
+    /// Create the tables of `model` under `/probes` (`pg`), with their column metadata.
+    fn create(path: &Path, pg: &Group, model: &Model) -> Result<Tables, OutputError> {
+        let (specs, cols) = Tables::layout(model);
+        let mut tables = Vec::with_capacity(specs.len());
+        for t in &specs {
+            let group = format!("/probes/{}", t.group());
+            let out = create_table(pg, model, t).ctx(path, || format!("creating {group}"))?;
+            tables.push(out);
+        }
+        Ok(Tables::new(model, tables, cols))
+    }
+
+    /// Reopen the tables of `model` in `file` and cut them back to the rows of the first
+    /// `step` steps.
+    fn resume(path: &Path, file: &File, model: &Model, step: usize) -> Result<Tables, OutputError> {
+        let refuse = |why: String| OutputError::NotResumable {
+            path: path.to_path_buf(),
+            why,
+        };
+        let (specs, cols) = Tables::layout(model);
+        let mut tables = Vec::with_capacity(specs.len());
+        for t in &specs {
+            let group = format!("/probes/{}", t.group());
+            let rows = step / t.every;
+            let open = |name: &str| -> Result<Dataset, OutputError> {
+                let full = format!("{group}/{name}");
+                file.dataset(&full).ctx(path, || format!("opening {full}"))
+            };
+            // Cut `ds` (first axis) to `rows`, refusing a file that holds fewer.
+            let cut = |ds: &Dataset, name: &str| -> Result<(), OutputError> {
+                let mut shape = ds.shape();
+                let have = shape.first().copied().unwrap_or(0);
+                if have < rows {
+                    return Err(refuse(format!(
+                        "{group}/{name} holds {have} rows, the checkpoint at step {step} needs {rows} (the file is \
+                         behind its checkpoint)"
+                    )));
+                }
+                if have > rows {
+                    shape[0] = rows;
+                    ds.resize(shape).ctx(path, || format!("truncating {group}/{name}"))?;
+                }
+                Ok(())
+            };
+            let values = open("values")?;
+            let shape = values.shape();
+            if shape.len() != 2 || shape[1] != t.channels {
+                return Err(refuse(format!(
+                    "{group}/values has shape {shape:?}, expected [rows, {}] (one column per probe component)",
+                    t.channels
+                )));
+            }
+            cut(&values, "values")?;
+            let (e_col, h_col) = time_columns(model, t);
+            let series = |col: Option<usize>, name: &str| -> Result<Option<Series>, OutputError> {
+                if col.is_none() {
+                    return Ok(None);
+                }
+                let ds = open(name)?;
+                cut(&ds, name)?;
+                Ok(Some(Series { ds, len: rows }))
+            };
+            let time_e = series(e_col, "time")?;
+            let time_h = series(h_col, "time_h")?;
+            tables.push(TableOut {
+                group,
+                values,
+                channels: t.channels,
+                rows,
+                time_e,
+                time_h,
+                e_col,
+                h_col,
+                buf: Vec::new(),
+                fill: vec![0; t.channels],
+                pending_e: Vec::new(),
+                pending_h: Vec::new(),
+            });
+        }
+        Ok(Tables::new(model, tables, cols))
+    }
+
+    /// Buffer samples of probe `probe`, component slot `slot` (see [`Sink::probe`]).
+    fn buffer(
+        &mut self,
+        path: &Path,
+        probe: usize,
+        slot: usize,
+        times: &[f64],
+        values: &[f32],
+    ) -> Result<(), OutputError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let bad = |what: String| OutputError::Sample {
+            path: path.to_path_buf(),
+            what,
+        };
+        let Some(&Some((ti, c0, n))) = self.cols.get(probe) else {
+            return Err(bad(format!(
+                "samples for probe {probe}, which has no column in /probes (the file has {} probes)",
+                self.cols.len()
+            )));
+        };
+        let t = &mut self.tables[ti];
+        if slot >= n {
+            return Err(bad(format!(
+                "samples for component slot {slot} of probe {probe}, which has {n} (in {}/values)",
+                t.group
+            )));
+        }
+        let col = c0 + slot;
+        if times.len() != values.len() {
+            return Err(bad(format!(
+                "{} sample times for {} values (in {}/values)",
+                times.len(),
+                values.len(),
+                t.group
+            )));
+        }
+        let from = t.fill[col] as usize;
+        let need = from + values.len();
+        if need > t.pending_rows() {
+            // NaN marks a cell no column has filled yet; a flush refuses to write one.
+            t.buf.resize(need * t.channels, f32::NAN);
+        }
+        for (k, &v) in values.iter().enumerate() {
+            t.buf[(from + k) * t.channels + col] = v;
+        }
+        t.fill[col] = need as u32;
+        if t.e_col == Some(col) {
+            t.pending_e.extend_from_slice(times);
+        }
+        if t.h_col == Some(col) {
+            t.pending_h.extend_from_slice(times);
+        }
+        Ok(())
+    }
+
+    /// Write the buffered rows of every table (each as one hyperslab), then empty the
+    /// buffers. Every column must have been handed the same rows.
+    fn write(&mut self, path: &Path) -> Result<(), OutputError> {
+        for t in &mut self.tables {
+            let k = t.pending_rows();
+            if k == 0 {
+                continue;
+            }
+            let values = format!("{}/values", t.group);
+            if let Some(col) = t.fill.iter().position(|&f| f as usize != k) {
+                return Err(OutputError::Sample {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "{values}: column {col} has {} of the {k} rows to write (every column of a table takes the \
+                         same steps)",
+                        t.fill[col]
+                    ),
+                });
+            }
+            let (r0, r1) = (t.rows, t.rows + k);
+            (|| -> hdf5::Result<()> {
+                t.values.resize(vec![r1, t.channels])?;
+                let view = ndarray::ArrayView2::from_shape((k, t.channels), &t.buf)
+                    .map_err(|e| hdf5::Error::from(e.to_string()))?;
+                t.values.write_slice(view, (r0..r1, 0..t.channels))
+            })()
+            .ctx(path, || format!("writing {values}"))?;
+            for (ser, pending, name) in [
+                (&mut t.time_e, &t.pending_e, "time"),
+                (&mut t.time_h, &t.pending_h, "time_h"),
+            ] {
+                if let Some(ser) = ser {
+                    if pending.len() != k {
+                        return Err(OutputError::Sample {
+                            path: path.to_path_buf(),
+                            what: format!("{}/{name}: {} times for {k} rows", t.group, pending.len()),
+                        });
+                    }
+                    append(ser, pending).ctx(path, || format!("writing {}/{name}", t.group))?;
+                }
+            }
+            t.rows = r1;
+            t.buf.clear();
+            t.fill.iter_mut().for_each(|f| *f = 0);
+            t.pending_e.clear();
+            t.pending_h.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The first E and the first H column of table `t`.
+fn time_columns(model: &Model, t: &ProbeTable) -> (Option<usize>, Option<usize>) {
+    let comps = t
+        .probes
+        .iter()
+        .flat_map(|&pi| model.probes[pi].samples.iter().map(|s| s.component));
+    let (mut e, mut h) = (None, None);
+    for (col, c) in comps.enumerate() {
+        if c.is_electric() {
+            e = e.or(Some(col));
+        } else {
+            h = h.or(Some(col));
+        }
+    }
+    (e, h)
+}
+
+/// Create table `t` under `/probes` (`pg`): `values` [rows, channels], its times and
+/// one metadata dataset per column property.
+fn create_table(pg: &Group, model: &Model, t: &ProbeTable) -> hdf5::Result<TableOut> {
+    let grp = pg.create_group(&t.group())?;
+    let rows = model.grid.steps / t.every;
+    let ch = t.channels;
+    put(&grp, "every", t.every as u64)?;
+    put(&grp, "probes", t.probes.len() as u64)?;
+    put(&grp, "channels", ch as u64)?;
+    let values = grp
+        .new_dataset::<f32>()
+        .chunk(table_chunk(rows, ch).to_vec())
+        .shape((0.., ch))
+        .create("values")?;
+    put_str(
+        &values,
+        "columns",
+        "one per (probe, component): see the datasets probe, component, index, position, units",
+    )?;
+    let (e_col, h_col) = time_columns(model, t);
+    let time_e = e_col.map(|_| series::<f64>(&grp, "time", rows)).transpose()?;
+    let time_h = h_col.map(|_| series::<f64>(&grp, "time_h", rows)).transpose()?;
+    for s in [&time_e, &time_h].into_iter().flatten() {
+        put_str(&s.ds, "units", "s")?;
+    }
+    // Column metadata, in column order.
+    let mut names = Vec::with_capacity(ch);
+    let mut comps = Vec::with_capacity(ch);
+    let mut unit = Vec::with_capacity(ch);
+    let mut index = Vec::with_capacity(3 * ch);
+    let mut position = Vec::with_capacity(3 * ch);
+    let mut requested = Vec::with_capacity(3 * ch);
+    let ascii = |s: &str| FixedAscii::<3>::from_ascii(s).map_err(|e| hdf5::Error::from(e.to_string()));
+    for &pi in &t.probes {
+        let p = &model.probes[pi];
+        let name = vlu(&p.name);
+        for s in &p.samples {
+            names.push(name.clone());
+            comps.push(ascii(s.component.name())?);
+            unit.push(ascii(units(s.component))?);
+            index.extend(s.index.map(|x| x as u64));
+            position.extend(s.position);
+            requested.extend(p.position);
+        }
+    }
+    let mat = |v: Vec<f64>| ndarray::Array2::from_shape_vec((ch, 3), v).map_err(|e| hdf5::Error::from(e.to_string()));
+    grp.new_dataset_builder().with_data(&names[..]).create("probe")?;
+    grp.new_dataset_builder().with_data(&comps[..]).create("component")?;
+    grp.new_dataset_builder().with_data(&unit[..]).create("units")?;
+    let index = ndarray::Array2::from_shape_vec((ch, 3), index).map_err(|e| hdf5::Error::from(e.to_string()))?;
+    grp.new_dataset_builder().with_data(&index).create("index")?;
+    let ds = grp
+        .new_dataset_builder()
+        .with_data(&mat(position)?)
+        .create("position")?;
+    put_str(&ds, "units", "m")?;
+    let ds = grp
+        .new_dataset_builder()
+        .with_data(&mat(requested)?)
+        .create("requested_position")?;
+    put_str(&ds, "units", "m")?;
+    Ok(TableOut {
+        group: format!("/probes/{}", t.group()),
+        values,
+        channels: ch,
+        rows: 0,
+        time_e,
+        time_h,
+        e_col,
+        h_col,
+        buf: Vec::new(),
+        fill: vec![0; ch],
+        pending_e: Vec::new(),
+        pending_h: Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -18,6 +18,11 @@
 //!                                   resume: resumes (count), resumed_at_step; wall_seconds
 //! /sources/<name>            attrs: type, component, index, position (m), max_frequency,
 //!                                   waveform (see `describe`)
+//! /probes                    attrs: layout ("groups", or "table" above
+//!                                   PROBE_TABLE_THRESHOLD probes: /probes/every_<k>/values
+//!                                   f32[rows, channels] with time, time_h and per-column
+//!                                   probe, component, units, index, position,
+//!                                   requested_position; see docs/output-format.md)
 //! /probes/<name>             attrs: requested_position (m), every, first_step
 //! /probes/<name>/time        f64[n]  s, times of the E components' samples
 //! /probes/<name>/time_h      f64[n]  s, times of the H components' samples (half a step earlier)
@@ -34,6 +39,11 @@
 //!                                    components h_time_offset = -dt/2 (s)
 //! ```
 //!
+//! A new file is built under a temporary name and renamed over any file it replaces
+//! only once complete, while no other process holds that file (`safe_create`); disk
+//! space is reserved before every append, so a full disk stops the run with the file
+//! readable (`reserve`).
+//!
 //! [`Hdf5Format`] is the session's output format (`fdtd_core::session::OutputFormat`):
 //! it creates, resumes and inspects these files for a run.
 //!
@@ -43,6 +53,8 @@
 mod describe;
 mod hdf5;
 pub mod read;
+mod reserve;
+mod safe_create;
 pub mod xdmf;
 
 pub use self::describe::BackendLine;
@@ -50,8 +62,10 @@ pub use self::read::{ReadError, ResultFile};
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,
-    OutputError, OutputInfo, INDEX_CONVENTION,
+    OutputError, OutputInfo, INDEX_CONVENTION, PROBE_TABLE_THRESHOLD,
 };
 
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod tests;

@@ -100,22 +100,58 @@ pub fn document(h5_name: &str, spacing: [f64; 3], snapshots: &[Snapshot]) -> Str
 }
 
 /// Write `text` to `path` through a temporary file and a rename, so a reader never sees
-/// half a document.
+/// half a document. The temporary (`.NAME.<pid>-<n>.tmp` beside it) is created new
+/// (`O_EXCL`: never through a link planted at its name) and the rename replaces the name
+/// itself, never a file a link at it points to.
 pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    {
-        let mut f = std::fs::File::create(&tmp)?;
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp_name = format!(".{name}.{}-{n}.tmp", std::process::id());
+    let tmp = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.join(tmp_name),
+        _ => std::path::PathBuf::from(tmp_name),
+    };
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all().ok();
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path)
+    written
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "keep me").unwrap();
+        let x = dir.path().join("run.xdmf");
+        // Links at the old temporary name and at the name itself.
+        std::os::unix::fs::symlink(&victim, dir.path().join("run.xdmf.tmp")).unwrap();
+        std::os::unix::fs::symlink(&victim, &x).unwrap();
+        write_atomic(&x, "<Xdmf/>").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(std::fs::symlink_metadata(&x).unwrap().file_type().is_file());
+        assert_eq!(std::fs::read_to_string(&x).unwrap(), "<Xdmf/>");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".tmp") && n != "run.xdmf.tmp")
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 
     #[test]
     fn document_points_into_the_h5_file() {

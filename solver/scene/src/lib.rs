@@ -82,8 +82,6 @@ pub struct CheckpointSection {
     pub every_steps: Option<usize>,
     /// Every this many seconds of wall-clock time.
     pub every_seconds: Option<f64>,
-    /// Where (default: `<output>.ckpt`).
-    pub path: Option<PathBuf>,
     /// `false` turns checkpoints off (as `--no-checkpoint` does).
     pub enabled: bool,
 }
@@ -93,7 +91,6 @@ impl Default for CheckpointSection {
         CheckpointSection {
             every_steps: None,
             every_seconds: None,
-            path: None,
             enabled: true,
         }
     }

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
+use std::collections::HashMap;
 use std::f64::consts::PI;
 use std::ops::Range;
 use std::path::Path;
@@ -511,6 +512,11 @@ fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
 /// Longest `[checkpoint] every_seconds` accepted.
 const MAX_CHECKPOINT_SECONDS: f64 = 1e9;
 
+/// Why `[checkpoint] path` is refused, and where checkpoints go instead.
+const CHECKPOINT_PATH_HINT: &str = "checkpoints are named after the output file (`<output>.ckpt`, \
+`.ckpt.prev`) and written beside it, or in a checkpoint directory given when the run is started; \
+remove `path`";
+
 /// `[checkpoint]` (optional): periodic checkpoints of a run.
 fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
     let mut out = CheckpointSection::default();
@@ -533,11 +539,11 @@ fn checkpoint(v: Option<Val>) -> R<CheckpointSection> {
         out.every_seconds = Some(secs);
     }
     if let Some(v) = t.get("path") {
-        let p = v.str()?;
-        if p.trim().is_empty() {
-            return Err(v.err("the checkpoint path is empty"));
-        }
-        out.path = Some(p.into());
+        // A scene names no files: a path here could overwrite or delete any file the
+        // user can write (or the run's own output).
+        return Err(v
+            .err("a scene cannot say where checkpoints go")
+            .hint(CHECKPOINT_PATH_HINT));
     }
     if let Some(v) = t.get("enabled") {
         match v.value() {
@@ -871,9 +877,10 @@ fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
     v.items()?.iter().map(Val::table).collect()
 }
 
-/// Unique names for sources, or for probes and snapshots together.
+/// Unique names for sources, or for probes and snapshots together: each name and the
+/// path of the entry that took it (a hash map: a scene may name 100000 probes).
 #[derive(Default)]
-struct Names(Vec<(String, String)>);
+struct Names(HashMap<String, String>);
 
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
@@ -893,14 +900,14 @@ impl Names {
             }
             None => (format!("{prefix}{}", i + 1), Diag::new(t.span.clone(), &t.path, "")),
         };
-        if let Some((_, other)) = self.0.iter().find(|(n, _)| *n == name) {
+        if let Some(other) = self.0.get(&name) {
             return Err(Diag {
                 message: format!("duplicate name {name:?} (also used by {other})"),
                 ..at
             }
             .hint("names must be unique"));
         }
-        self.0.push((name.clone(), t.path.clone()));
+        self.0.insert(name.clone(), t.path.clone());
         Ok(name)
     }
 }
@@ -1734,7 +1741,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = 1e308\n", &["checkpoint.every_seconds: must be at most 1e9 s", "got 1e308"], 7, 17),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery = 10\n", &["checkpoint.every: unknown key \"every\""], 7, 1),
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"  \"\n", &["checkpoint.path: the checkpoint path is empty"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"victim.txt\"\n", &["checkpoint.path: a scene cannot say where checkpoints go", "named after the output file"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nenabled = \"no\"\n", &["checkpoint.enabled: expected true or false, found string \"no\""], 7, 11),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.meta]\nmu_r = 0.5\n", &["materials.meta.mu_r: eps_r·mu_r = 0.5 makes waves faster than light here, and the run unstable at Courant factor 0.99", "help: the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= 0.707106"], 7, 8),
         ("[tfsf]\n", &["plane-wave (TF/SF) sources are not implemented yet"], 1, 2),
@@ -1876,14 +1883,13 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
     #[test]
     fn checkpoint_section() {
         let s = ok(&format!(
-            "{HEAD}[checkpoint]\nevery_steps = 5\nevery_seconds = 30\npath = \"x.ckpt\"\nenabled = false\n"
+            "{HEAD}[checkpoint]\nevery_steps = 5\nevery_seconds = 30\nenabled = false\n"
         ));
         assert_eq!(
             s.checkpoint(),
             CheckpointSection {
                 every_steps: Some(5),
                 every_seconds: Some(30.0),
-                path: Some("x.ckpt".into()),
                 enabled: false,
             }
         );

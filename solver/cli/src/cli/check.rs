@@ -11,6 +11,9 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+/// Probes listed one per line by `fdtd check`; more are counted.
+const LISTED_PROBES: usize = 64;
+
 /// The GPU engine, keeping the adapter of its last plan (for the `fits:` line).
 #[derive(Default)]
 struct GpuWithInfo(Mutex<Option<gpu::DeviceInfo>>);
@@ -118,7 +121,7 @@ fn print_report(scene: &Scene, model: &Model) {
     }
 
     outln!("probes ({})", model.probes.len());
-    for p in &model.probes {
+    for p in model.probes.iter().take(LISTED_PROBES) {
         let samples: Vec<String> = p
             .samples
             .iter()
@@ -130,6 +133,13 @@ fn print_report(scene: &Scene, model: &Model) {
             point(p.position),
             p.every,
             samples.join(", ")
+        );
+    }
+
+    if model.probes.len() > LISTED_PROBES {
+        outln!(
+            "  ... and {} more (every probe's snapped index and position are in the output file)",
+            thousands((model.probes.len() - LISTED_PROBES) as u64)
         );
     }
 
@@ -152,9 +162,13 @@ fn print_report(scene: &Scene, model: &Model) {
             human_bytes(per_frame)
         );
     }
+    let layout = match session::probe_layout::ProbeLayout::of(model) {
+        session::probe_layout::ProbeLayout::Table => ", probes as tables",
+        session::probe_layout::ProbeLayout::Groups => "",
+    };
     outln!(
-        "output     about {} before compression",
-        human_bytes(output_bytes(model))
+        "output     up to {} before compression{layout}",
+        human_bytes(session::resources::output_bytes(scene, model, 0))
     );
     let ck = scene.checkpoint();
     let when = if !ck.enabled {
@@ -286,6 +300,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         a.backend.backend.choice(),
         &a.backend.options(),
         session::DEFAULT_CHUNK,
+        scene.checkpoint().enabled,
     );
     let plan = match plan {
         Ok(p) => {
@@ -309,35 +324,12 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         "sources": sources,
         "probes": probes,
         "snapshots": snapshots,
-        "output_bytes": output_bytes(&model),
+        "output_bytes": session::resources::output_bytes(&scene, &model, 0),
         "checkpoint_bytes": fdtd::runner::checkpoint_bytes(&model),
         "resolution": model.resolution.map(|(f, cpw)| json!({ "frequency": f, "cells_per_wavelength": cpw })),
         "plan": plan,
         "warnings": warnings,
     }))
-}
-
-/// Bytes of the output before compression.
-fn output_bytes(model: &Model) -> u64 {
-    let g = &model.grid;
-    let probes: u64 = model
-        .probes
-        .iter()
-        .map(|p| (g.steps / p.every) as u64 * (p.samples.len() as u64 * 4 + 16))
-        .sum();
-    let snaps: u64 = model
-        .snapshots
-        .iter()
-        .map(|s| {
-            let per_frame: u64 = s
-                .components
-                .iter()
-                .map(|&c| s.component_shape(c, g).iter().map(|&x| x as u64).product::<u64>() * 4)
-                .sum();
-            (g.steps / s.every) as u64 * per_frame
-        })
-        .sum();
-    probes + snaps
 }
 
 fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
@@ -363,6 +355,7 @@ fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
         a.backend.backend.choice(),
         &a.backend.options(),
         session::DEFAULT_CHUNK,
+        scene.checkpoint().enabled,
     )
     .map_err(|e| fail(&e))?;
     if plan.kind == BackendChoice::Gpu {
@@ -371,6 +364,12 @@ fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
         if let Some(info) = gpu.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
             outln!("  fits: {}", info.memory.describe());
         }
+        outln!("host memory plan (the model and staging in RAM)");
+        outln!("{}", plan.host);
+        if let Some(ram) = &plan.ram {
+            outln!("  {ram}");
+        }
+        plan.require_ram(&model).map_err(|e| fail(&e))?;
         return Ok(());
     }
     match &plan.auto {

@@ -26,6 +26,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fdtd::backend::{Auto, BackendChoice, BackendError, BackendOptions, NoGpu};
 use fdtd::fmt::thousands;
 use fdtd::runner::RunError;
+use fdtd::scene::SceneError;
 use fdtd::session::{ErrorKind, OutputErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
 use std::path::PathBuf;
 
@@ -75,7 +76,8 @@ Exit codes:
        a lost GPU, a numerical instability); the last checkpoint is kept;
        `fdtd validate`: a case failed its bound
   4    does not fit: the memory plan exceeds the available memory, or the
-       planned output exceeds the free disk space
+       planned output exceeds the free disk space, or the disk filled during the
+       run (the output is closed readable, status \"failed\": free space, --resume)
   130  interrupted (Ctrl-C or SIGTERM); a checkpoint is written and the output
        file is closed with status \"interrupted\": continue with --resume
   101  internal error (a bug); open output files are closed with status
@@ -212,6 +214,10 @@ pub struct RunArgs {
     /// Write no checkpoints at all (a stopped run then cannot be resumed).
     #[arg(long)]
     pub no_checkpoint: bool,
+    /// Write the checkpoint files in DIR instead of beside the output (named after the
+    /// output file: OUT.h5.ckpt, .ckpt.prev); --resume needs the same DIR.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_checkpoint")]
+    pub checkpoint_dir: Option<PathBuf>,
     /// Do not refuse a run whose planned output (uncompressed) exceeds the free disk space.
     #[arg(long)]
     pub skip_disk_check: bool,
@@ -429,6 +435,7 @@ pub fn exit_code(k: ErrorKind) -> i32 {
 pub struct ResumeCommand<'a> {
     pub scene: &'a std::path::Path,
     pub output: Option<&'a std::path::Path>,
+    pub checkpoint_dir: Option<&'a std::path::Path>,
 }
 
 impl std::fmt::Display for ResumeCommand<'_> {
@@ -436,6 +443,9 @@ impl std::fmt::Display for ResumeCommand<'_> {
         write!(f, "fdtd run {} --resume", self.scene.display())?;
         if let Some(o) = self.output {
             write!(f, " -o {}", o.display())?;
+        }
+        if let Some(d) = self.checkpoint_dir {
+            write!(f, " --checkpoint-dir {}", d.display())?;
         }
         Ok(())
     }
@@ -501,6 +511,10 @@ fn run_failure(f: &RunFailure, resume: &ResumeCommand) -> String {
             }
             m.push_str(&format!("\n  {}", advice(f.on_gpu)));
         }
+        RunError::Sink(e) if e.no_space => m.push_str(&format!(
+            "\n  everything up to the last flushed chunk is in the file; free some disk space, then: {}",
+            advice(false)
+        )),
         RunError::Sink(_) => m.push_str(&format!("\n  once the output can be written again: {}", advice(false))),
         RunError::Unstable(_) => {
             m.push_str("\n  resuming would meet the same instability: fix the scene and start again with --force")
@@ -527,12 +541,14 @@ impl CliError {
                 "--resume needs checkpoints, but they are turned off (--no-checkpoint or [checkpoint] enabled = false)"
                     .into()
             }
-            E::CheckpointDirMissing { path, dir } => format!(
-                "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path, or \
-                 --no-checkpoint)",
-                path.display(),
-                dir.display()
-            ),
+            E::CheckpointDirMissing { .. } | E::CheckpointDirNotWritable { .. } => {
+                format!("{e} (--checkpoint-dir DIR, or --no-checkpoint)")
+            }
+            E::CheckpointFilesInTheWay { .. } => format!("{e} (--checkpoint-dir DIR)"),
+            E::OutputNotRegular { .. } => format!("{e}; name a file with -o"),
+            E::Scene(SceneError::Invalid { key, .. }) if key == "checkpoint.path" => {
+                format!("{e}\n  help: --checkpoint-dir DIR writes them in DIR")
+            }
             E::Disk(d) => format!(
                 "{}; free some space, record fewer or smaller snapshots (every, plane, box), write elsewhere \
                  (-o), or pass --skip-disk-check (compression often makes the output much smaller)",

@@ -58,6 +58,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let resume = ResumeCommand {
         scene: &a.scene,
         output: a.output.as_deref(),
+        checkpoint_dir: a.checkpoint_dir.as_deref(),
     };
     let quiet = a.quiet;
     // The progress bar, once the run starts; events before it go straight to stderr.
@@ -73,6 +74,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     req.checkpoint = CheckpointRequest {
         every: a.checkpoint_every,
         off: a.no_checkpoint,
+        dir: a.checkpoint_dir.clone(),
     };
     req.skip_disk_check = a.skip_disk_check;
     req.chunk = a.chunk as usize;
@@ -133,6 +135,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let format = Hdf5Format {
         deflate: a.compression,
         xdmf: true,
+        ..Hdf5Format::default()
     };
     let prepared = session
         .prepare(&fdtd::backend::engines(), &format)
@@ -219,6 +222,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
              units, amplitude, position) with `fdtd check`",
             report.output.display()
         );
+    }
+    if !quiet {
+        outln!("  memory   {}", report.memory);
     }
     Ok(match report.kind() {
         None => exit::OK,

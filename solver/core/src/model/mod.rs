@@ -84,6 +84,37 @@ pub enum ModelError {
 }
 
 impl Model {
+    /// This model's small parts (faces, coefficients, CPML layers, sources, probes, the
+    /// schedule) on a grid of `n` cells of size `d`, without material arrays or
+    /// snapshots: what the memory plans need to size a run of another grid, so that
+    /// "what would fit" comes from the same plan as the refusal. Not runnable.
+    pub fn resized_for_plan(&self, n: [usize; 3], d: [f64; 3]) -> Model {
+        Model {
+            grid: Grid {
+                n,
+                d,
+                ..self.grid.clone()
+            },
+            faces: self.faces,
+            coefs: self.coefs.clone(),
+            mat: Default::default(),
+            rows: Default::default(),
+            cpml: self.cpml.clone(),
+            sources: self.sources.clone(),
+            probes: self.probes.clone(),
+            snapshots: Vec::new(),
+            resolution: self.resolution,
+            schedule: self.schedule.clone(),
+        }
+    }
+
+    /// Rows of one component array (`(nx + 1)(ny + 1)`): the length of each `rows` table.
+    pub fn row_count(&self) -> usize {
+        (self.grid.n[0] + 1) * (self.grid.n[1] + 1)
+    }
+}
+
+impl Model {
     /// Discretise a scene onto its Yee grid.
     pub fn discretize(scene: &Scene) -> Result<Model, ModelError> {
         let courant = scene.time.courant;

@@ -94,6 +94,7 @@ impl RunFailure {
     pub fn kind(&self) -> ErrorKind {
         match &self.error {
             RunError::Backend { error, .. } => backend_kind(error),
+            RunError::Sink(e) if e.no_space => ErrorKind::DoesNotFit,
             RunError::Sink(_) | RunError::Unstable(_) => ErrorKind::Runtime,
         }
     }
@@ -121,6 +122,7 @@ impl fmt::Display for RunFailure {
             )?;
         }
         match (&self.error, &self.advice) {
+            (RunError::Sink(e), Some(a)) if e.no_space => write!(f, "\n  once there is space on the disk again: {a}"),
             (RunError::Sink(_), Some(a)) => write!(f, "\n  once the output can be written again: {a}"),
             (_, Some(a)) => write!(f, "\n  {a}"),
             (_, None) => write!(
@@ -175,12 +177,28 @@ pub enum SessionError {
     },
     #[error(transparent)]
     NotResumable(ResumeRefusal),
+    /// The output exists but is not a regular file (it would be replaced, not written).
+    #[error("cannot overwrite output file {}: it is {what}, not a regular file", path.display())]
+    OutputNotRegular { path: PathBuf, what: &'static str },
     #[error(
-        "cannot write checkpoints to {}: directory {} does not exist (set [checkpoint] path)",
+        "cannot write checkpoints to {}: directory {} does not exist",
         path.display(),
         dir.display()
     )]
     CheckpointDirMissing { path: PathBuf, dir: PathBuf },
+    #[error("cannot write checkpoints to {}: cannot create files in directory {}: {source}", path.display(), dir.display())]
+    CheckpointDirNotWritable {
+        path: PathBuf,
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Files at the checkpoint's names that this run may not replace or remove.
+    #[error("cannot write checkpoints to {}: {}", path.display(), in_the_way(files))]
+    CheckpointFilesInTheWay {
+        path: PathBuf,
+        files: Vec<(PathBuf, String)>,
+    },
     #[error(transparent)]
     Disk(DiskShortage),
     /// The CPU plan exceeds the available RAM.
@@ -205,6 +223,17 @@ pub enum SessionError {
     StoppedBeforeStart,
 }
 
+fn in_the_way(files: &[(PathBuf, String)]) -> String {
+    let each: Vec<String> = files
+        .iter()
+        .map(|(p, why)| format!("{} is in the way: {why}", p.display()))
+        .collect();
+    format!(
+        "{}; nothing is removed that a run did not write: move it away, or write the checkpoints elsewhere",
+        each.join("; ")
+    )
+}
+
 impl From<BackendError> for SessionError {
     fn from(e: BackendError) -> SessionError {
         SessionError::Backend(e)
@@ -221,7 +250,10 @@ impl SessionError {
             | E::OutputExists { .. }
             | E::OutputDirMissing { .. }
             | E::NotResumable(_)
+            | E::OutputNotRegular { .. }
             | E::CheckpointDirMissing { .. }
+            | E::CheckpointDirNotWritable { .. }
+            | E::CheckpointFilesInTheWay { .. }
             | E::ResumeState { .. } => ErrorKind::BadInput,
             E::OutputNotWritable { .. } | E::OutputNotCreatable { .. } | E::Finish(_) => ErrorKind::Runtime,
             E::GridTooLarge { .. } | E::Disk(_) | E::RamDoesNotFit(_) => ErrorKind::DoesNotFit,
@@ -229,6 +261,7 @@ impl SessionError {
             E::Output(o) => match o.kind {
                 OutputErrorKind::Exists | OutputErrorKind::BadInput => ErrorKind::BadInput,
                 OutputErrorKind::Runtime => ErrorKind::Runtime,
+                OutputErrorKind::NoSpace => ErrorKind::DoesNotFit,
             },
             E::Run(f) => f.kind(),
             E::StoppedBeforeStart => ErrorKind::Interrupted,

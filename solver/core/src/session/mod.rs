@@ -30,18 +30,22 @@
 mod checkpoints;
 mod error;
 pub mod output;
+pub mod paths;
+pub mod probe_layout;
 pub mod resources;
 mod warnings;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
 pub use self::error::{ErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
-pub use self::output::{Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
+pub use self::output::{MemoryReport, Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
 pub use self::warnings::scene_warnings;
 
-use self::resources::{DoesNotFit, LocalDisks, RamCheck};
+use self::resources::{DoesNotFit, LocalDisks, RamCheck, StateIn};
 use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};
+use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
+use crate::plan::Plan;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
 use crate::scene::Scene;
 use std::fmt;
@@ -111,6 +115,8 @@ pub enum SessionEvent {
     StaleCheckpointsRemoved { count: usize, path: PathBuf },
     /// The checkpoints of a complete run could not be removed.
     CheckpointRemovalFailed { path: PathBuf, error: String },
+    /// A file at a checkpoint name that the run did not write was left alone.
+    CheckpointKept { path: PathBuf, why: String },
 }
 
 impl SessionEvent {
@@ -120,7 +126,8 @@ impl SessionEvent {
             SessionEvent::StaleCheckpointsRemoved { .. } => Severity::Note,
             SessionEvent::Run(_)
             | SessionEvent::CheckpointSkipped(_)
-            | SessionEvent::CheckpointRemovalFailed { .. } => Severity::Warning,
+            | SessionEvent::CheckpointRemovalFailed { .. }
+            | SessionEvent::CheckpointKept { .. } => Severity::Warning,
         }
     }
 }
@@ -137,6 +144,9 @@ impl fmt::Display for SessionEvent {
             ),
             SessionEvent::CheckpointRemovalFailed { path, error } => {
                 write!(f, "could not remove the checkpoint {}: {error}", path.display())
+            }
+            SessionEvent::CheckpointKept { path, why } => {
+                write!(f, "left {} alone: {why}", path.display())
             }
         }
     }
@@ -262,16 +272,19 @@ pub fn resolution_warning(model: &Model) -> Option<String> {
 pub struct BackendPlan {
     /// `Cpu` or `Gpu`.
     pub kind: BackendChoice,
-    /// The device and its plan; for the CPU the run's host staging is included.
+    /// The device and its plan; for the CPU this is the host plan (the state is in RAM).
     pub target: Target,
     /// For `auto`: what it would decide and why.
     pub auto: Option<Auto>,
-    /// For the CPU: the plan against the available RAM.
+    /// The host memory of the run ([`resources::host_plan`]): for the CPU the same as
+    /// `target.plan`; for the GPU the model's host arrays, staging and state copies.
+    pub host: Plan,
+    /// The host plan against the RAM this process may use.
     pub ram: Option<RamCheck>,
 }
 
 impl BackendPlan {
-    /// Refuse a CPU plan that exceeds the available RAM.
+    /// Refuse a plan whose host side exceeds the available RAM.
     pub fn require_ram(&self, model: &Model) -> Result<(), SessionError> {
         match self.ram.and_then(|r| r.does_not_fit(model)) {
             Some(fit) => Err(SessionError::RamDoesNotFit(fit)),
@@ -280,46 +293,85 @@ impl BackendPlan {
     }
 }
 
-/// The CPU engine's plan plus the run's staging, against the available RAM.
+/// The host side of a run on `engine` (whose plan is `t`), against what this process
+/// may use: the RAM still available plus what it already holds (the model is allocated
+/// by now, and counted in the plan).
+fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
+    let (state, backend) = match kind {
+        BackendChoice::Cpu => (StateIn::Ram, Some(t.plan.clone())),
+        _ => (
+            StateIn::Device {
+                in_ram: if t.software { t.plan.total() } else { 0 },
+            },
+            None,
+        ),
+    };
+    let runtime = resources::runtime_now(model);
+    let device_host = if kind == BackendChoice::Cpu {
+        &[][..]
+    } else {
+        &t.plan.host[..]
+    };
+    let host = resources::host_plan(model, state, backend, device_host, chunk, state_copy, runtime);
+    let available = resources::available_ram().map(|a| a.saturating_add(resources::current_rss().unwrap_or(0)));
+    let ram = RamCheck {
+        need: host.total(),
+        available,
+    };
+    (host, ram)
+}
+
+/// The CPU engine's plan plus the run's host needs, against the available RAM.
 fn cpu_plan(
     engine: &dyn Engine,
     model: &Model,
     opts: &BackendOptions,
     chunk: usize,
+    state_copy: bool,
 ) -> Result<BackendPlan, BackendError> {
     let t = engine.plan(model, opts)?;
-    let plan = resources::with_staging(t.plan, model, chunk);
-    let ram = RamCheck::now(plan.total());
+    let (host, ram) = host_check(model, BackendChoice::Cpu, &t, chunk, state_copy);
     Ok(BackendPlan {
         kind: BackendChoice::Cpu,
-        target: Target { plan, ..t },
+        target: Target {
+            plan: host.clone(),
+            ..t
+        },
         auto: None,
+        host,
         ram: Some(ram),
     })
 }
 
-/// Where `choice` would run `model` and its memory plan (what `fdtd check` prints), by
-/// the same rule as [`create_backend`]. A CPU plan that does not fit is returned (see
-/// [`BackendPlan::require_ram`]); a GPU asked for that cannot be used is an error.
+/// Where `choice` would run `model` and its memory plans (what `fdtd check` prints), by
+/// the same rule as [`create_backend`]. A plan whose host side does not fit is returned
+/// (see [`BackendPlan::require_ram`]); a GPU asked for that cannot be used is an error.
+/// `chunk`: steps per chunk (staging); `state_copy`: whether the run copies the whole
+/// state (it writes or resumes checkpoints).
 pub fn plan_backend(
     engines: &[&dyn Engine],
     model: &Model,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
+    state_copy: bool,
 ) -> Result<BackendPlan, SessionError> {
     let cpu = |auto: Option<Auto>| -> Result<BackendPlan, SessionError> {
         let engine = backend::find_engine(engines, BackendChoice::Cpu)?;
         Ok(BackendPlan {
             auto,
-            ..cpu_plan(engine, model, opts, chunk)?
+            ..cpu_plan(engine, model, opts, chunk, state_copy)?
         })
     };
-    let gpu = |target: Target, auto: Option<Auto>| BackendPlan {
-        kind: BackendChoice::Gpu,
-        target,
-        auto,
-        ram: None,
+    let gpu = |target: Target, auto: Option<Auto>| {
+        let (host, ram) = host_check(model, BackendChoice::Gpu, &target, chunk, state_copy);
+        BackendPlan {
+            kind: BackendChoice::Gpu,
+            target,
+            auto,
+            host,
+            ram: Some(ram),
+        }
     };
     match choice {
         BackendChoice::Cpu => cpu(None),
@@ -335,21 +387,28 @@ pub fn plan_backend(
 }
 
 /// Build the backend `choice` selects ([`backend::create_with`] over `engines`), refusing
-/// the CPU backend before it allocates when its plan (with `chunk` steps of staging)
-/// exceeds the available RAM.
+/// it before it allocates when the run's host side (with `chunk` steps of staging and,
+/// with `state_copy`, a copy of the state) exceeds the available RAM. Also returns the
+/// host plan's total for the backend built.
 pub fn create_backend(
     engines: &[&dyn Engine],
     model: &Arc<Model>,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
-) -> Result<Created, SessionError> {
-    backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
-        if engine.kind() == BackendChoice::Cpu {
-            cpu_plan(engine, model, opts, chunk)?.require_ram(model)?;
+    state_copy: bool,
+) -> Result<(Created, u64), SessionError> {
+    let mut host_planned = 0;
+    let created = backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
+        let t = engine.plan(model, opts)?;
+        let (host, ram) = host_check(model, engine.kind(), &t, chunk, state_copy);
+        if let Some(fit) = ram.does_not_fit(model) {
+            return Err(SessionError::RamDoesNotFit(fit));
         }
+        host_planned = host.total();
         Ok(())
-    })
+    })?;
+    Ok((created, host_planned))
 }
 
 /// `<scene stem>.<extension>` in the current directory.
@@ -363,30 +422,51 @@ pub fn default_output(scene: &Path, extension: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Before any large allocation: refuse an existing output (unless `force`) and an output
+/// Before any large allocation: refuse an existing output (unless `force`), an output
+/// that is not a regular file (a directory, a device such as `/dev/null`, a FIFO, a
+/// symbolic link: an output is replaced by renaming a new file over it), and an output
 /// that cannot be created. Leaves the file system as it was.
 pub fn precheck_output(out: &Path, force: bool) -> Result<(), SessionError> {
-    if out.exists() {
-        if !force {
-            return Err(SessionError::OutputExists { path: out.into() });
+    match std::fs::symlink_metadata(out) {
+        Ok(meta) => {
+            if !force {
+                return Err(SessionError::OutputExists { path: out.into() });
+            }
+            if let Some(what) = paths::not_a_regular_file(&meta) {
+                return Err(SessionError::OutputNotRegular { path: out.into(), what });
+            }
+            // Writable? (Opening for writing without truncation changes nothing.)
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(out)
+                .map_err(|source| SessionError::OutputNotWritable {
+                    path: out.into(),
+                    source,
+                })?;
+            return Ok(());
         }
-        // Writable? (Opening for writing without truncation changes nothing.)
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(out)
-            .map_err(|source| SessionError::OutputNotWritable {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(SessionError::OutputNotCreatable {
                 path: out.into(),
                 source,
-            })?;
-        return Ok(());
+            })
+        }
     }
     let dir = resources::dir_of(out);
     if !dir.is_dir() {
         return Err(SessionError::OutputDirMissing { path: out.into(), dir });
     }
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(out) {
+    // A file of a name no run uses (never the output's own name: removing a probe there
+    // could remove another run's output that took the name meanwhile).
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let probe = dir.join(format!(".{name}.{}.write-test", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
         Ok(_) => {
-            let _ = std::fs::remove_file(out);
+            let _ = std::fs::remove_file(&probe);
             Ok(())
         }
         Err(source) => Err(SessionError::OutputNotCreatable {
@@ -496,22 +576,32 @@ impl Session {
 
         // The output, before any large allocation; the format re-checks atomically.
         let mut run_id = None;
+        // Whose checkpoint files at this run's names may stay there (a new run removes
+        // them as stale once its output exists).
+        let owner;
         if req.resume {
             let info = out.exists().then(|| format.inspect(&out));
-            run_id = Some(
-                check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?,
-            );
+            let id =
+                check_resumable(&out, info, fingerprint, checkpoints.enabled).map_err(SessionError::NotResumable)?;
+            run_id = Some(id);
+            // Checkpoints of other runs are refused with the reason when the newest is
+            // looked for; here only files that are no checkpoint at all are in the way.
+            owner = Some(Owner::AnyRun);
         } else {
             precheck_output(&out, req.force)?;
+            // The run id of the file a forced run replaces: its checkpoints are stale.
+            let replaced = match std::fs::symlink_metadata(&out) {
+                Ok(_) => format.inspect(&out).ok().and_then(|i| i.run_id),
+                Err(_) => None,
+            };
+            owner = checkpoints.stale_owner(replaced);
         }
+        format
+            .precheck(&out, &model, req.force, req.resume)
+            .map_err(SessionError::Output)?;
         if checkpoints.enabled {
-            let dir = resources::dir_of(&checkpoints.path);
-            if !dir.is_dir() {
-                return Err(SessionError::CheckpointDirMissing {
-                    path: checkpoints.path.clone(),
-                    dir,
-                });
-            }
+            paths::check_checkpoint_dir(&checkpoints.path)?;
+            paths::check_checkpoint_files(&checkpoints.path, owner)?;
         }
         if !req.skip_disk_check {
             let from = if req.resume {
@@ -526,14 +616,23 @@ impl Session {
                     generations * runner::checkpoint_bytes(&model),
                 )
             });
-            resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&model, from))
+            resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&scene, &model, from))
                 .map_err(SessionError::Disk)?;
         }
 
         not_stopped(req)?;
-        let mut created = create_backend(engines, &model, req.backend, &req.backend_options, req.chunk)?;
+        let state_copy = checkpoints.enabled || req.resume;
+        let (mut created, host_planned) = create_backend(
+            engines,
+            &model,
+            req.backend,
+            &req.backend_options,
+            req.chunk,
+            state_copy,
+        )?;
         // The last moment to stop with nothing written (the backend is dropped here).
         not_stopped(req)?;
+
         let line = created.describe();
         let (output, start) = if let Some(run_id) = run_id {
             let ck = CheckpointOptions {
@@ -559,15 +658,32 @@ impl Session {
             let output = format
                 .create(&out, &scene, &model, &line, req.force)
                 .map_err(SessionError::Output)?;
-            // Checkpoints of an earlier run of this output are now meaningless.
-            if let Ok(count @ 1..) = runner::remove_checkpoints(&checkpoints.path) {
-                emit(
-                    &req.events,
-                    SessionEvent::StaleCheckpointsRemoved {
-                        count,
-                        path: checkpoints.path.clone(),
-                    },
-                );
+            // Checkpoints of an earlier run of this output are now meaningless (only
+            // files checked to be checkpoints of it are removed).
+            if let Some(owner) = owner.filter(|_| checkpoints.enabled) {
+                match runner::remove_checkpoints(&checkpoints.path, owner) {
+                    Ok(r) => {
+                        if r.removed > 0 {
+                            emit(
+                                &req.events,
+                                SessionEvent::StaleCheckpointsRemoved {
+                                    count: r.removed,
+                                    path: checkpoints.path.clone(),
+                                },
+                            );
+                        }
+                        for (path, why) in r.kept {
+                            emit(&req.events, SessionEvent::CheckpointKept { path, why });
+                        }
+                    }
+                    Err(e) => emit(
+                        &req.events,
+                        SessionEvent::CheckpointRemovalFailed {
+                            path: checkpoints.path.clone(),
+                            error: e.to_string(),
+                        },
+                    ),
+                }
             }
             (output, 0)
         };
@@ -583,6 +699,7 @@ impl Session {
             auto: created.auto,
             output,
             start,
+            host_planned,
         })
     }
 }
@@ -600,6 +717,8 @@ pub struct Prepared {
     auto: Option<Auto>,
     output: Box<dyn Output>,
     start: usize,
+    /// The host plan's total ([`resources::host_plan`]).
+    host_planned: u64,
 }
 
 impl Prepared {
@@ -658,6 +777,7 @@ impl Prepared {
             kind,
             mut output,
             start,
+            host_planned,
             ..
         } = self;
         let events = request.events.clone();
@@ -685,6 +805,9 @@ impl Prepared {
             &run_opts,
             progress.as_mut().map(|p| &mut **p as runner::Progress),
         );
+        let memory = MemoryReport::measure(host_planned, backend.device_memory());
+        // Attributes only: a failure to record them must not hide how the run ended.
+        let _ = output.record_memory(&memory);
         let summary = match result {
             Ok(s) => s,
             Err(error) => {
@@ -705,17 +828,23 @@ impl Prepared {
         };
         let contents = output.contents();
         let companion = output.companion();
+        let run_id = output.run_id();
         output.finish(summary.outcome).map_err(SessionError::Finish)?;
         if summary.outcome == Outcome::Finished && checkpoints.enabled {
-            // The run is complete: its checkpoints are no longer needed.
-            if let Err(e) = runner::remove_checkpoints(&checkpoints.path) {
-                emit(
+            // The run is complete: its checkpoints (and only its) are no longer needed.
+            match runner::remove_checkpoints(&checkpoints.path, Owner::Run(run_id)) {
+                Ok(r) => {
+                    for (path, why) in r.kept {
+                        emit(&events, SessionEvent::CheckpointKept { path, why });
+                    }
+                }
+                Err(e) => emit(
                     &events,
                     SessionEvent::CheckpointRemovalFailed {
                         path: checkpoints.path.clone(),
                         error: e.to_string(),
                     },
-                );
+                ),
             }
         }
         let advice = (summary.outcome == Outcome::Interrupted).then(|| resume_advice(&checkpoints));
@@ -727,6 +856,7 @@ impl Prepared {
             contents,
             companion,
             advice,
+            memory,
         })
     }
 }
@@ -747,6 +877,8 @@ pub struct RunReport {
     pub companion: Option<PathBuf>,
     /// For an interrupted run: how to continue it.
     pub advice: Option<ResumeAdvice>,
+    /// Planned and measured memory.
+    pub memory: MemoryReport,
 }
 
 impl RunReport {

@@ -4,6 +4,7 @@
 use crate::model::Model;
 use crate::runner::{Outcome, Sink};
 use crate::scene::Scene;
+pub use crate::session::resources::MemoryReport;
 use std::path::{Path, PathBuf};
 
 /// What kind of failure an output error is (how a front end reports it).
@@ -15,6 +16,8 @@ pub enum OutputErrorKind {
     BadInput,
     /// The file could not be written, read or closed.
     Runtime,
+    /// The disk is full.
+    NoSpace,
 }
 
 /// Why the output could not be created, resumed, inspected or closed. The message
@@ -64,6 +67,12 @@ pub trait Output: Sink {
     fn contents(&self) -> Vec<String>;
     /// A companion file written beside it (the XDMF description of the snapshots), if any.
     fn companion(&self) -> Option<PathBuf>;
+    /// Record the run's planned and measured memory (before [`Output::finish`] or
+    /// [`Output::fail`]).
+    fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
+        let _ = memory;
+        Ok(())
+    }
     /// Record how the run ended (complete or interrupted) and close the file.
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure>;
     /// Mark the run failed with `message` and close the file.
@@ -74,6 +83,14 @@ pub trait Output: Sink {
 pub trait OutputFormat {
     /// The file name extension of a default output path (`h5`).
     fn extension(&self) -> &str;
+    /// Before any large allocation: what the format itself needs of `path` for a run of
+    /// `model` (companion files it would overwrite, a file another program holds), so
+    /// that a run that cannot create or reopen its output is refused before it starts.
+    /// Changes nothing. The default accepts.
+    fn precheck(&self, path: &Path, model: &Model, force: bool, resume: bool) -> Result<(), OutputFailure> {
+        let _ = (path, model, force, resume);
+        Ok(())
+    }
     /// Read the run attributes of an existing file, without changing it.
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure>;
     /// Create `path` for a run of `model` on the backend described by `backend`

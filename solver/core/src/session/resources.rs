@@ -1,6 +1,7 @@
 //! Host resources a run needs, checked before anything large is allocated: RAM (the
 //! grid's lower bound before discretising, the CPU plan before the backend allocates)
 //! and disk space (the output and the checkpoints).
+use super::probe_layout::{probe_bytes, probe_tables, ProbeLayout};
 use crate::fmt::lengths;
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
@@ -38,14 +39,315 @@ pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
     p
 }
 
-/// `MemAvailable` from `/proc/meminfo` (bytes), where the OS has one.
-pub fn available_ram() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+/// The least resident memory a run has besides its planned buffers (the binary, libhdf5,
+/// thread stacks, allocator slack): the peak RSS of a tiny CPU run is 17 MiB (2-core
+/// x86-64, Debian 12). What is really resident when the plan is made (a GPU driver
+/// probed or opened adds 60-120 MiB) is measured instead where the OS says
+/// ([`runtime_now`]).
+pub const RUNTIME_MIN: u64 = 24 << 20;
+
+/// The process's resident memory besides `model`'s arrays, now (at least [`RUNTIME_MIN`]):
+/// the runtime term of [`host_plan`], measured, since the model is allocated and
+/// touched by the time a plan is made and the libraries loaded so far are resident.
+pub fn runtime_now(model: &Model) -> u64 {
+    let rss = current_rss().unwrap_or(0);
+    rss.saturating_sub(model_bytes(model)).max(RUNTIME_MIN)
+}
+
+/// Bytes of the model's own arrays (material indices, row flags, coefficient tables).
+pub fn model_bytes(model: &Model) -> u64 {
+    let n = model.grid.len() as u64;
+    6 * 2 * n + 6 * 4 * model.row_count() as u64 + (model.coefs.e.len() * 8 + model.coefs.h.len() * 4) as u64
+}
+
+/// HDF5's raw-data chunk cache per open dataset (its default, 1 MiB), used by a
+/// dataset only up to its chunk size.
+const HDF5_CHUNK_CACHE: u64 = 1 << 20;
+/// HDF5 metadata held per open dataset (object header, chunk index, attributes, the
+/// handle): measured 37 KB of peak RSS per dataset of per-probe groups (256 probes of 6
+/// components, 10 steps; 2-core x86-64, HDF5 1.8 object formats). Probe tables keep a
+/// handful of datasets open however many probes they hold.
+const HDF5_PER_DATASET: u64 = 40 << 10;
+
+/// Where the solver state lives during a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateIn {
+    /// In RAM: the CPU backend's plan (fields, ψ, the model's indices it uses).
+    Ram,
+    /// On a device: the host keeps the model (material indices, row flags); `in_ram`
+    /// is the device plan when the device's memory is this host's RAM (a software
+    /// device such as lavapipe), else 0.
+    Device { in_ram: u64 },
+}
+
+/// The host memory of a run: the backend's buffers when they are in RAM (`backend`,
+/// the CPU engine's plan) or the model's host arrays when the state is on a device,
+/// plus the run's staging ([`with_staging`]), the output library's caches, a copy of
+/// the whole solver state when one is made (`state_copy`: a checkpoint is written, or
+/// read on resume) and `runtime` ([`runtime_now`]). A run's peak RSS is held to it.
+pub fn host_plan(
+    model: &Model,
+    state: StateIn,
+    backend: Option<Plan>,
+    device_host: &[crate::plan::Buffer],
+    chunk: usize,
+    state_copy: bool,
+    runtime: u64,
+) -> Plan {
+    let n = model.grid.len() as u64;
+    let p = match (state, backend) {
+        (StateIn::Ram, Some(plan)) => plan,
+        _ => {
+            let mut p = Plan::default();
+            p.add("model: material indices (6 components; u16)", 6 * 2 * n);
+            p.add(
+                "model: uniform-row flags and coefficient tables",
+                model_bytes(model) - 6 * 2 * n,
+            );
+            if let StateIn::Device { in_ram } = state {
+                if in_ram > 0 {
+                    p.add("software device's buffers (in RAM)", in_ram);
+                }
+            }
+            p
+        }
+    };
+    let mut p = with_staging(p, model, chunk);
+    for b in device_host {
+        p.add(format!("device: {}", b.name), b.bytes);
+    }
+    let layout = ProbeLayout::of(model);
+    let probe_datasets: u64 = match layout {
+        ProbeLayout::Groups => model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum(),
+        ProbeLayout::Table => 0,
+    };
+    let snap_datasets: u64 = model.snapshots.iter().map(|s| s.components.len() as u64).sum();
+    if probe_datasets + snap_datasets > 0 {
+        p.add(
+            "output: HDF5 chunk caches and metadata",
+            probe_datasets * (HDF5_PER_DATASET + probe_chunk_bytes(model))
+                + snap_datasets * (HDF5_PER_DATASET + HDF5_CHUNK_CACHE),
+        );
+    }
+    if layout == ProbeLayout::Table {
+        p.add(
+            "output: probe tables (one chunk buffered, caches, metadata)",
+            probe_table_memory(model, chunk),
+        );
+    }
+    if state_copy {
+        let floats: u64 = model.schedule.state.iter().map(|a| a.len() as u64).sum();
+        p.add("checkpoint copy of the solver state (f32)", 4 * floats);
+    }
+    p.add("runtime (binary, libraries, drivers; measured)", runtime);
+    p
+}
+
+/// Host memory of the probe tables ([`ProbeLayout::Table`]) while a run writes them in
+/// chunks of `chunk` steps: per table, the samples of one chunk buffered until the flush
+/// (f32 values, f64 times), HDF5's chunk cache of `values` and its open datasets; and the
+/// column metadata (names, indices, positions) built once when the file is created.
+pub fn probe_table_memory(model: &Model, chunk: usize) -> u64 {
+    let chunk = chunk.clamp(1, model.grid.steps.max(1));
+    let mut bytes = 0u64;
+    for t in probe_tables(model) {
+        let rows = (chunk / t.every + 1) as u64;
+        let names: u64 = t
+            .probes
+            .iter()
+            .map(|&i| model.probes[i].samples.len() as u64 * model.probes[i].name.len() as u64)
+            .sum();
+        bytes += rows * (t.channels as u64 * 4 + 16)
+            + HDF5_CHUNK_CACHE
+            + 10 * HDF5_PER_DATASET
+            + t.channels as u64 * 160
+            + names;
+    }
+    bytes
+}
+
+/// Bytes of one chunk of a probe dataset: the output writes chunks of at most 4096
+/// samples, and no more than the run records.
+pub fn probe_chunk_bytes(model: &Model) -> u64 {
+    let most = model
+        .probes
+        .iter()
+        .map(|p| model.grid.steps / p.every.max(1))
+        .max()
+        .unwrap_or(0);
+    8 * most.clamp(1, 4096) as u64
+}
+
+/// A run's memory, planned and measured: the host side (peak RSS of the process) and,
+/// for a device backend, the device side. Stored in the output and printed at the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    pub host_planned: u64,
+    pub host_peak: Option<u64>,
+    pub device: Option<crate::backend::DeviceMemory>,
+}
+
+impl MemoryReport {
+    /// Measure now: the process's peak RSS so far and the backend's device figures.
+    pub fn measure(host_planned: u64, device: Option<crate::backend::DeviceMemory>) -> MemoryReport {
+        MemoryReport {
+            host_planned,
+            host_peak: peak_rss(),
+            device,
+        }
+    }
+}
+
+/// `1.02 GiB (+3.1 %)`: a measured peak against its plan.
+fn against(planned: u64, peak: Option<u64>) -> String {
+    match peak {
+        Some(p) if planned > 0 => format!(
+            "{} planned, {} peak ({:+.1} %)",
+            human_bytes(planned),
+            human_bytes(p),
+            100.0 * (p as f64 / planned as f64 - 1.0)
+        ),
+        Some(p) => format!("{} planned, {} peak", human_bytes(planned), human_bytes(p)),
+        None => format!("{} planned (peak not measured here)", human_bytes(planned)),
+    }
+}
+
+impl fmt::Display for MemoryReport {
+    /// `host 1.02 GiB planned, 1.05 GiB peak (+2.9 %); device ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "host {}", against(self.host_planned, self.host_peak))?;
+        if let Some(d) = self.device {
+            write!(f, "; device {}", against(d.planned, d.peak))?;
+        }
+        Ok(())
+    }
+}
+
+/// The resident memory of this process now (`VmRSS`, bytes), where the OS says.
+pub fn current_rss() -> Option<u64> {
+    status_kb("VmRSS:")
+}
+
+fn status_kb(key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
     text.lines().find_map(|l| {
+        let kb: u64 = l.strip_prefix(key)?.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// Environment variable: treat the host as having this much memory available (bytes, or
+/// `512M`, `8G`), instead of what the OS reports. For tests of the refusal path and for
+/// users who share a node informally; a smaller real limit still wins.
+pub const RAM_LIMIT_ENV: &str = "FDTD_RAM_LIMIT";
+
+/// Bytes this process may still allocate: the smallest of `MemAvailable` from
+/// `/proc/meminfo`, what its cgroups' memory limits leave (Slurm, containers, systemd
+/// slices set them; `MemAvailable` does not see them), what its address-space limit
+/// leaves, and [`RAM_LIMIT_ENV`].
+/// `None` where the OS says nothing.
+pub fn available_ram() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| mem_available(&t));
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|t| cgroup_headroom(Path::new("/sys/fs/cgroup"), &t));
+    let env = std::env::var(RAM_LIMIT_ENV)
+        .ok()
+        .and_then(|v| crate::plan::parse_bytes(&v));
+    [meminfo, cgroup, address_space_headroom(), env]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// What the address-space limit (`ulimit -v`, `prlimit --as`: some batch systems set it
+/// instead of a cgroup) leaves: the limit minus the process's virtual size now.
+#[cfg(unix)]
+fn address_space_headroom() -> Option<u64> {
+    // SAFETY: getrlimit only writes the struct we pass.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let vm = status_kb("VmSize:")?;
+    Some((lim.rlim_cur as u64).saturating_sub(vm))
+}
+
+#[cfg(not(unix))]
+fn address_space_headroom() -> Option<u64> {
+    None
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    meminfo.lines().find_map(|l| {
         let rest = l.strip_prefix("MemAvailable:")?;
         let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
         Some(kb * 1024)
     })
+}
+
+/// What the memory cgroups of this process leave: for every level from the process's
+/// cgroup up to the root, `limit - usage` (usage without reclaimable page cache), the
+/// smallest of them. `proc_cgroup` is `/proc/self/cgroup`; `root` the cgroup mount.
+/// Handles cgroup v2 (`0::/path`, `memory.max`, `memory.current`) and v1 (`N:memory:/path`,
+/// `memory.limit_in_bytes`, `memory.usage_in_bytes`). `None`: no limit found.
+pub fn cgroup_headroom(root: &Path, proc_cgroup: &str) -> Option<u64> {
+    let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let num = |p: PathBuf| read(p).and_then(|s| s.parse::<u64>().ok());
+    // Reclaimable page cache, counted in usage but available to us.
+    let inactive_file = |dir: &Path, key: &str| {
+        read(dir.join("memory.stat"))
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok()))
+    };
+    let mut best: Option<u64> = None;
+    for line in proc_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (id, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let (base, v2) = if id == "0" && controllers.is_empty() {
+            (root.to_path_buf(), true)
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (root.join("memory"), false)
+        } else {
+            continue;
+        };
+        // The process's cgroup and its ancestors; in a container the path may not be
+        // visible (cgroup namespaces show "/"), then the mount's root files are used.
+        let mut dir = base.join(path.trim_start_matches('/'));
+        loop {
+            let (limit, usage, cache) = if v2 {
+                let limit = read(dir.join("memory.max")).and_then(|s| s.parse::<u64>().ok());
+                (
+                    limit,
+                    num(dir.join("memory.current")),
+                    inactive_file(&dir, "inactive_file "),
+                )
+            } else {
+                let limit = num(dir.join("memory.limit_in_bytes")).filter(|&l| l < (1 << 60));
+                (
+                    limit,
+                    num(dir.join("memory.usage_in_bytes")),
+                    inactive_file(&dir, "total_inactive_file "),
+                )
+            };
+            if let Some(limit) = limit {
+                let used = usage.unwrap_or(0).saturating_sub(cache.unwrap_or(0));
+                let left = limit.saturating_sub(used);
+                best = Some(best.map_or(left, |b| b.min(left)));
+            }
+            if dir == base || !dir.pop() || !dir.starts_with(&base) {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The peak resident memory of this process so far (`VmHWM`, bytes), where the OS says.
+pub fn peak_rss() -> Option<u64> {
+    status_kb("VmHWM:")
 }
 
 /// A lower bound of the host memory a run of `scene` needs, from its cell counts alone,
@@ -154,17 +456,19 @@ impl fmt::Display for RamCheck {
     }
 }
 
-/// An upper bound of the bytes the output file grows by while steps `from..steps` run:
-/// probe values and times and snapshot frames, uncompressed, plus the format's overhead.
-pub fn output_bytes(model: &Model, from: usize) -> u64 {
+/// An upper bound of the bytes the output file of a run of `scene` grows by while steps
+/// `from..steps` run, with the probes in their default layout ([`ProbeLayout::of`]).
+pub fn output_bytes(scene: &Scene, model: &Model, from: usize) -> u64 {
+    output_bytes_in(scene, model, from, ProbeLayout::of(model))
+}
+
+/// [`output_bytes`] with the probes in `layout`: probe values and times, rounded up to
+/// whole chunks (a chunk is allocated whole), their metadata (per probe group, or per
+/// table column), snapshot frames uncompressed, and for a new file (`from` 0) the root
+/// attributes, which hold the scene's text.
+pub fn output_bytes_in(scene: &Scene, model: &Model, from: usize, layout: ProbeLayout) -> u64 {
     let steps = model.grid.steps;
-    let mut bytes: u64 = 0;
-    for p in &model.probes {
-        let rows = (steps / p.every - from.min(steps) / p.every) as u64;
-        let has_e = p.samples.iter().any(|s| s.component.is_electric()) as u64;
-        let has_h = p.samples.iter().any(|s| !s.component.is_electric()) as u64;
-        bytes = bytes.saturating_add(rows.saturating_mul(p.samples.len() as u64 * 4 + 8 * (has_e + has_h)));
-    }
+    let mut bytes = probe_bytes(model, from, layout);
     for s in &model.snapshots {
         let frames = (steps / s.every - from.min(steps) / s.every) as u64;
         let per_frame: u64 = s
@@ -180,6 +484,10 @@ pub fn output_bytes(model: &Model, from: usize) -> u64 {
             .sum::<u64>()
             + 8;
         bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
+    }
+    if from == 0 {
+        // The `scene` and `scene_path` attributes.
+        bytes = bytes.saturating_add((scene.text.len() + scene.path.as_os_str().len()) as u64);
     }
     // Chunk indexes, attributes, the XDMF companion: 1 % and 1 MiB cover them.
     bytes.saturating_add(bytes / 100).saturating_add(1 << 20)
@@ -350,6 +658,41 @@ mod tests {
         assert_eq!(check_disk(&fake(60, true), out, None, 60), Ok(()));
         // A bare file name goes to the current directory.
         assert_eq!(dir_of(Path::new("x.h5")), Path::new("."));
+    }
+
+    #[test]
+    fn cgroup_limits_are_read_at_every_level_v1_and_v2() {
+        let root = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = root.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        // v2: a job cgroup of 4 GiB using 1 GiB (256 MiB of it reclaimable page cache),
+        // under a slice without a limit.
+        w("slurm/job_7/memory.max", "4294967296\n");
+        w("slurm/job_7/memory.current", "1073741824\n");
+        w("slurm/job_7/memory.stat", "anon 1\ninactive_file 268435456\n");
+        w("slurm/memory.max", "max\n");
+        w("slurm/memory.current", "1073741824\n");
+        let left = cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap();
+        assert_eq!(left, (4u64 << 30) - (1 << 30) + (256 << 20));
+        // A tighter parent wins.
+        w("slurm/memory.max", "2147483648\n");
+        assert_eq!(cgroup_headroom(root.path(), "0::/slurm/job_7\n").unwrap(), 1 << 30);
+        // v1: the memory controller's hierarchy; "unlimited" is a huge number.
+        w("memory/docker/abc/memory.limit_in_bytes", "536870912\n");
+        w("memory/docker/abc/memory.usage_in_bytes", "134217728\n");
+        w("memory/memory.limit_in_bytes", "9223372036854771712\n");
+        let v1 = "4:memory:/docker/abc\n3:cpu:/\n";
+        assert_eq!(cgroup_headroom(root.path(), v1), Some(384 << 20));
+        // No limit anywhere.
+        assert_eq!(cgroup_headroom(root.path(), "4:memory:/\n"), None);
+        assert_eq!(cgroup_headroom(root.path(), ""), None);
+        assert_eq!(
+            mem_available("MemTotal: 10 kB\nMemAvailable:    2048 kB\n"),
+            Some(2 << 20)
+        );
     }
 
     #[test]

@@ -263,7 +263,7 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
     let opts = BackendOptions::default();
-    let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true).unwrap();
     let usable = Fake {
         kind: BackendChoice::Gpu,
         fail: None,
@@ -289,18 +289,24 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
         Some(Auto::Cpu(backend::NoGpu::Unusable("no usable GPU: no adapter".into())))
     );
     // Asked for, an unusable GPU is an error.
-    let e = plan_backend(&[&CPU, &none], &model, BackendChoice::Gpu, &opts, 64).unwrap_err();
+    let e = plan_backend(&[&CPU, &none], &model, BackendChoice::Gpu, &opts, 64, true).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);
     // Creating follows the same rule.
     let model = Arc::new(model);
-    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.kind, BackendChoice::Cpu);
     assert!(c
         .describe()
         .starts_with("idle (test) (auto: the preferred GPU adapter, Gpu, is software"));
-    let c = create_backend(&[&CPU, &usable], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU, &usable], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.kind, BackendChoice::Gpu);
-    let c = create_backend(&[&CPU], &model, BackendChoice::Auto, &opts, 64).unwrap();
+    let c = create_backend(&[&CPU], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
     assert_eq!(c.auto, Some(Auto::Cpu(backend::NoGpu::NotBuilt)));
 }
 
@@ -308,8 +314,12 @@ fn auto_passes_over_an_unusable_or_software_gpu() {
 fn a_session_runs_to_a_complete_output_and_removes_stale_checkpoints() {
     let dir = tempfile::tempdir().unwrap();
     let files = Arc::new(Mutex::new(Files::default()));
+    // A checkpoint of an earlier run of this output (its header: magic, run id at 24).
     let stale = dir.path().join("out.mem.ckpt");
-    std::fs::write(&stale, b"old").unwrap();
+    let mut old = crate::checkpoint::MAGIC.to_vec();
+    old.extend_from_slice(&[0u8; 16]);
+    old.extend_from_slice(&99u64.to_le_bytes());
+    std::fs::write(&stale, &old).unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let mut req = request(dir.path());
     let s = seen.clone();
@@ -374,23 +384,35 @@ fn checks_refuse_before_anything_is_created() {
         "{e}"
     );
 
-    // A checkpoint directory that does not exist: the scene's path.
+    // A scene cannot name a checkpoint path.
     let p = dir.path().join("c.toml");
-    std::fs::write(
-        &p,
-        format!("{SCENE}[checkpoint]\npath = \"{}/no/x.ckpt\"\n", dir.path().display()),
-    )
-    .unwrap();
+    std::fs::write(&p, format!("{SCENE}[checkpoint]\npath = \"victim.txt\"\n")).unwrap();
     let mut req = request(dir.path());
     req.scene = SceneSource::Path(p.clone());
+    let e = Session::load(req).err().unwrap();
+    assert!(e.to_string().contains("a scene cannot say where checkpoints go"), "{e}");
+    assert_eq!(e.kind(), ErrorKind::BadInput);
+
+    // A checkpoint directory that does not exist.
+    let mut req = request(dir.path());
+    req.checkpoint.dir = Some(dir.path().join("no"));
     let e = prepare(req).err().unwrap();
     assert!(matches!(e, SessionError::CheckpointDirMissing { .. }), "{e}");
     assert_eq!(e.kind(), ErrorKind::BadInput);
     // ... unless checkpoints are off.
     let mut req = request(dir.path());
-    req.scene = SceneSource::Path(p);
+    req.checkpoint.dir = Some(dir.path().join("no"));
     req.checkpoint.off = true;
     assert!(prepare(req).is_ok());
+
+    // A file at a checkpoint name that is not a checkpoint: refused, left alone.
+    let victim = dir.path().join("out.mem.ckpt.prev");
+    std::fs::write(&victim, b"my notes").unwrap();
+    let e = prepare(request(dir.path())).err().unwrap();
+    assert!(matches!(e, SessionError::CheckpointFilesInTheWay { .. }), "{e}");
+    assert!(e.to_string().contains("out.mem.ckpt.prev is in the way"), "{e}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"my notes");
+    std::fs::remove_file(&victim).unwrap();
 
     // A scene that cannot be read.
     let mut req = request(dir.path());
