@@ -182,14 +182,25 @@ impl ResultFile {
             move |source| ReadError::Hdf5 { path, what, source }
         };
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
-        let other_groups = groups
+        let other_groups: Vec<String> = groups
             .iter()
             .filter(|g| *g != "probes" && *g != "snapshots")
             .cloned()
             .collect();
 
         let mut probes = Vec::new();
-        if let Ok(pg) = file.group("probes") {
+        let mut other_groups: Vec<String> = other_groups;
+        let pg = file.group("probes").ok();
+        // Runs with many probes store them as tables (`/probes/every_<k>`, attribute
+        // `layout = "table"`), which this reader does not interpret yet: named, not misread.
+        let tables = pg
+            .as_ref()
+            .and_then(|g| attr_str(g, "layout"))
+            .is_some_and(|l| l == "table");
+        if tables {
+            other_groups.push("probes (table layout)".into());
+        }
+        if let Some(pg) = pg.filter(|_| !tables) {
             for name in pg.member_names().map_err(ctx("listing /probes".into()))? {
                 let g = pg.group(&name).map_err(ctx(format!("opening /probes/{name}")))?;
                 let mut components = Vec::new();
