@@ -17,6 +17,7 @@
 //! * [`backend`]: the backend trait and state (`fdtd-core`), with the CPU and GPU backends
 //!   as [`backend::cpu`] and [`backend::gpu`], and [`backend::create`] over both.
 //! * [`output`]: HDF5 and XDMF (`fdtd-io`).
+//! * [`sweep`]: parameter sweeps (`fdtd-sweep`).
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bench;
@@ -26,6 +27,8 @@ pub mod signal;
 pub use fdtd_core::{checkpoint, fmt, model, plan, runner, scene, waveform};
 pub use fdtd_core::{component, Component, C0, EPS0, ETA0, MU0};
 pub use fdtd_io as output;
+/// Parameter sweeps (`fdtd-sweep`): sweep files, local runs, Slurm arrays, collected summaries.
+pub use fdtd_sweep as sweep;
 
 /// The backend seam and both backends.
 pub mod backend {

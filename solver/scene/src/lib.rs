@@ -22,6 +22,48 @@ pub const ETA0: f64 = MU0 * C0;
 mod error;
 mod parse;
 
+/// The scene parser's diagnostics for other TOML front ends (sweep files): the same
+/// `file:line:col: key: message` errors, did-you-mean suggestions and number format.
+pub mod diagnostic {
+    use crate::SceneError;
+    use std::path::Path;
+
+    /// A [`SceneError::Invalid`] at byte `offset` of `text` (read from `path`).
+    pub fn invalid(
+        text: &str,
+        path: &Path,
+        offset: usize,
+        key: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> SceneError {
+        let (line, column) = line_col(text, offset);
+        SceneError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            column,
+            key: key.to_string(),
+            message: message.into(),
+            hint,
+        }
+    }
+
+    /// 1-based line and column (in characters) of byte `offset` of `text`.
+    pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+        crate::parse::line_col(text, offset)
+    }
+
+    /// The closest of `candidates` to a misspelt `word`, if one is close enough.
+    pub fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+        crate::parse::suggest(word, candidates)
+    }
+
+    /// A number as scene messages print it (12 significant digits).
+    pub fn num(x: f64) -> String {
+        crate::parse::num(x)
+    }
+}
+
 pub use error::SceneError;
 
 use crate::waveform::Waveform;

@@ -991,7 +991,7 @@ fn choice<'o>(v: &Val, what: &str, options: &[&'o str], special: impl Fn(&str) -
 }
 
 /// The closest candidate to a misspelt `word`, if any is close enough.
-fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+pub(crate) fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
     let w = word.to_lowercase();
     let len = w.chars().count();
     let max_edits = match len {
@@ -1016,7 +1016,7 @@ fn quoted(names: &[&str]) -> String {
 }
 
 /// A number for messages: 12 significant digits, exponent form when very small or large.
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let y: f64 = format!("{x:.11e}").parse().unwrap_or(x);
     if y != 0.0 && y.is_finite() && (y.abs() < 1e-3 || y.abs() >= 1e6) {
         format!("{y:e}")
@@ -1101,7 +1101,7 @@ impl Diag {
 }
 
 /// 1-based line and column (in characters) of byte `offset`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

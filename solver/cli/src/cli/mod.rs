@@ -1,4 +1,4 @@
-//! The `fdtd` command line: `run`, `check`, `info`, `plot`, `bench`, `devices`, `validate`.
+//! The `fdtd` command line: `run`, `check`, `info`, `plot`, `bench`, `devices`, `validate`, `sweep`.
 
 /// `println!` for reports: a closed stdout does not stop the command ([`out`]).
 macro_rules! outln {
@@ -20,6 +20,7 @@ mod info;
 mod out;
 mod plot;
 mod run;
+mod sweep;
 mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -123,6 +124,10 @@ enum Command {
     /// speed of every check.
     #[command(long_about = VALIDATE_ABOUT)]
     Validate(ValidateArgs),
+    /// Parameter sweeps over a base scene: plan, run here, submit to Slurm, status, collect
+    /// (docs/sweeps.md).
+    #[command(subcommand)]
+    Sweep(sweep::SweepCommand),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -588,6 +593,7 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench(&a),
         Command::Devices => devices(),
         Command::Validate(a) => validate::validate(&a),
+        Command::Sweep(c) => sweep::sweep(&c),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,191 @@
+//! `fdtd sweep` on this machine: plan, run through the library session, skip complete
+//! variants, collect; invalid sweeps are refused before anything runs.
+mod sweep_common;
+use sweep_common::*;
+
+#[test]
+fn sweep_runs_locally_and_collects_a_resonance_that_moves_with_arm_length() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write_sweep(dir, &[0.018, 0.024, 0.030], "");
+
+    let o = fdtd(dir, &["sweep", "plan", "sweep.toml", "--backend", "cpu"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    assert!(s.contains("3 variant(s)"), "{s}");
+    assert!(s.contains("v002     0.03"), "{s}");
+    let scene = std::fs::read_to_string(dir.join("out/variants/v001/scene.toml")).unwrap();
+    assert!(scene.contains("min = [0.030, 0.030, 0.036]   # lower arm"), "{scene}");
+    assert!(scene.contains("max = [0.032, 0.032, 0.086]"), "{scene}");
+    assert!(scene.starts_with("# Variant v001"), "{scene}");
+
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "-j", "2", "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s = stdout(&o);
+    assert!(s.contains("3 done, 0 skipped"), "{s}");
+    for id in ["v000", "v001", "v002"] {
+        let st = std::fs::read_to_string(dir.join(format!("out/variants/{id}/status"))).unwrap();
+        assert!(st.starts_with("state=done\n"), "{id}: {st}");
+        assert!(st.contains("exit_code=0"), "{st}");
+    }
+
+    let o = fdtd(dir, &["sweep", "status", "out"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("3 variant(s): 3 done"), "{}", stdout(&o));
+
+    let o = fdtd(dir, &["sweep", "collect", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&dir.join("out/summary.csv"));
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["backend"] == "cpu"), "{rows:?}");
+    assert!(rows.iter().all(|r| r["run_time_s"].parse::<f64>().unwrap() > 0.0));
+    assert!(rows.iter().all(|r| r["max_gap_Ez"].parse::<f64>().unwrap() > 0.0));
+    check_resonances(&resonances(&rows));
+    // The HDF5 summary holds the same columns.
+    let f = hdf5::File::open(dir.join("out/summary.h5")).unwrap();
+    let f0 = f.dataset("columns/z_in_f0_hz").unwrap().read_raw::<f64>().unwrap();
+    assert_eq!(f0.len(), 3);
+    assert_eq!(f0[1].to_string(), rows[1]["z_in_f0_hz"]);
+    assert_eq!(f.attr("n_done").unwrap().read_scalar::<u64>().unwrap(), 3);
+
+    // Running again skips the complete variants; a changed variant runs again.
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "--backend", "cpu"]);
+    assert!(stdout(&o).contains("0 done, 3 skipped"), "{}", stdout(&o));
+    write_sweep(dir, &[0.018, 0.024, 0.028], "");
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "--backend", "cpu"]);
+    assert!(stdout(&o).contains("1 done, 2 skipped"), "{}", stdout(&o));
+}
+
+#[test]
+fn invalid_variants_are_all_reported_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("base.toml"), DIPOLE).unwrap();
+    // A feed that leaves the domain (z up to 0.12 m) for the last two values.
+    std::fs::write(
+        dir.join("sweep.toml"),
+        "[sweep]\nbase = \"base.toml\"\ndirectory = \"out\"\n[parameters]\narm = [0.0, 0.07, 0.08]\n\
+         [set]\n\"sources[0].position[2]\" = \"0.061 + arm\"\n",
+    )
+    .unwrap();
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("2 of 3 variants are invalid (nothing was run or submitted)"),
+        "{e}"
+    );
+    assert!(e.contains("variant v001 (arm=0.07)"), "{e}");
+    assert!(e.contains("variant v002 (arm=0.08)"), "{e}");
+    assert!(e.contains("out/variants/v001/scene.toml:"), "{e}");
+    assert!(e.contains("sources[0].position"), "{e}");
+    assert!(!dir.join("out/variants/v000/result.h5").exists());
+    assert!(!dir.join("out/variants/v000/status").exists());
+
+    // A key the base scene does not have, at the sweep file's line and column.
+    std::fs::write(
+        dir.join("sweep.toml"),
+        "[sweep]\nbase = \"base.toml\"\n[parameters]\nf = { values = [1e9], key = \"sources[0].waveform.freq\" }\n",
+    )
+    .unwrap();
+    let o = fdtd(dir, &["sweep", "plan", "sweep.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("sweep.toml:4:29: parameters.f.key: the base scene does not set sources[0].waveform.freq"),
+        "{e}"
+    );
+    assert!(
+        e.contains("help: sources[0].waveform has \"type\", \"frequency\""),
+        "{e}"
+    );
+
+    // Not a sweep directory.
+    let o = fdtd(dir, &["sweep", "status", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a sweep directory"));
+}
+
+/// The job-array task script on its own (as Slurm runs it, without Slurm): SIGTERM to the
+/// batch shell (what `--signal=B:TERM@secs` and preemption send) makes the run checkpoint
+/// and the task end `interrupted`; the next task for the variant resumes from the checkpoint.
+#[test]
+fn an_array_task_checkpoints_on_sigterm_and_the_next_task_resumes() {
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // One variant, long enough (13k steps) to be stopped while it steps.
+    write_sweep(dir, &[0.02], "\"time.duration\" = 5e-8\n");
+    let o = fdtd(
+        dir,
+        &[
+            "sweep",
+            "submit",
+            "sweep.toml",
+            "--slurm",
+            "--dry-run",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("not submitted (--dry-run)"), "{}", stdout(&o));
+    let script = dir.join("out/slurm/array.sbatch");
+    assert!(!dir.join("out/slurm/jobs").exists(), "a dry run submits nothing");
+    let task = |job: &str| {
+        std::process::Command::new("bash")
+            .arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", "0")
+            .env("SLURM_ARRAY_JOB_ID", job)
+            .spawn()
+            .unwrap()
+    };
+    let vdir = dir.join("out/variants/v000");
+    let mut child = task("41");
+    // Wait until it steps (its output exists and has been flushed at least once).
+    let t0 = Instant::now();
+    while !vdir.join("result.h5").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "the task never started its run"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run finished before it could be stopped"
+    );
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let code = child.wait().unwrap().code();
+    assert_eq!(
+        code,
+        Some(130),
+        "log:\n{}",
+        std::fs::read_to_string(vdir.join("log")).unwrap_or_default()
+    );
+    let st = std::fs::read_to_string(vdir.join("status")).unwrap();
+    assert!(
+        st.starts_with("state=interrupted\n") && st.contains("exit_code=130") && st.contains("job=41_0"),
+        "{st}"
+    );
+    assert!(vdir.join("result.h5.ckpt").exists(), "no checkpoint after SIGTERM");
+    let o = fdtd(dir, &["sweep", "status", "out"]);
+    assert!(stdout(&o).contains("interrupted"), "{}", stdout(&o));
+
+    // The next task (a requeue or a resubmission) resumes.
+    let status = task("42").wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(vdir.join("log")).unwrap();
+    assert!(log.contains("--resume"), "{log}");
+    assert!(log.contains("resuming from step"), "{log}");
+    let st = std::fs::read_to_string(vdir.join("status")).unwrap();
+    assert!(st.starts_with("state=done\n") && st.contains("job=42_0"), "{st}");
+    let o = fdtd(dir, &["sweep", "collect", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+}
