@@ -21,6 +21,8 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bench;
+pub mod plot;
+pub mod signal;
 
 pub use fdtd_core::{checkpoint, fmt, model, plan, runner, scene, waveform};
 pub use fdtd_core::{component, Component, C0, EPS0, ETA0, MU0};

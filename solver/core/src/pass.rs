@@ -75,7 +75,7 @@ pub struct Stream {
 
 /// Whether a stream sampled every `every` steps is due after step `n` (0-based).
 pub fn due(every: usize, n: usize) -> bool {
-    (n + 1) % every == 0
+    (n + 1).is_multiple_of(every)
 }
 
 /// What [`Pass::host`] sees.

@@ -479,7 +479,7 @@ impl Checkpointing<'_> {
         if self.disabled || step == self.last_step {
             return false;
         }
-        let by_steps = self.opts.interval.steps.is_some_and(|k| step % k == 0);
+        let by_steps = self.opts.interval.steps.is_some_and(|k| step.is_multiple_of(k));
         let by_time = self.opts.interval.time.is_some_and(|t| self.last_time.elapsed() >= t);
         by_steps || by_time
     }

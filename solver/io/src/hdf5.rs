@@ -1,7 +1,7 @@
 //! The HDF5 writer behind [`Hdf5Sink`] (layout: see the [module docs](super)).
 use super::reserve::{self, Reservation};
 use super::safe_create::{self, PublishError};
-use super::xdmf;
+use super::{describe, xdmf};
 use fdtd_core::model::Model;
 use fdtd_core::runner::{Outcome, Sink, SinkError};
 use fdtd_core::scene::Scene;
@@ -236,6 +236,8 @@ pub struct Hdf5Sink {
     steps_done: usize,
     fingerprint: u64,
     run_id: u64,
+    /// When this process opened the file (for `wall_seconds`).
+    opened: Instant,
     /// Disk space taken ahead of every append (None until the file has its name).
     reserved: Option<Reservation>,
     /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
@@ -516,9 +518,7 @@ impl Hdf5Sink {
             put_str(root, "fdtd_version", env!("CARGO_PKG_VERSION"))?;
             put_str(root, "scene", &scene.text)?;
             put_str(root, "scene_path", &scene.path.display().to_string())?;
-            let backend = backend_desc.split_whitespace().next().unwrap_or("");
-            put_str(root, "backend", backend)?;
-            put_str(root, "device", backend_desc)?;
+            describe::write_backend(root, backend_desc)?;
             put_str(root, "precision", "float32")?;
             put(root, "dx", g.d[0])?;
             put(root, "dy", g.d[1])?;
@@ -650,6 +650,7 @@ impl Hdf5Sink {
             .ctx(path, what)?;
             snaps.push(out);
         }
+        describe::write_points(&file, model).ctx(path, || "describing the sources, probes and snapshots".into())?;
         file.flush().ctx(path, || "flushing".into())?;
 
         let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
@@ -672,6 +673,7 @@ impl Hdf5Sink {
             steps_done: 0,
             fingerprint,
             run_id,
+            opened: Instant::now(),
             reserved: None,
             flushed: Vec::new(),
         };
@@ -856,9 +858,8 @@ impl Hdf5Sink {
             if root.attr("error").is_ok() {
                 root.delete_attr("error")?;
             }
-            let backend = backend_desc.split_whitespace().next().unwrap_or("");
-            set_str(root, "backend", backend)?;
-            set_str(root, "device", backend_desc)?;
+            describe::write_backend(root, backend_desc)?;
+            describe::write_points(&file, model)?;
             let resumes = root.attr("resumes").and_then(|a| a.read_scalar::<u64>()).unwrap_or(0);
             put_or_set_u64(root, "resumes", resumes + 1)?;
             put_or_set_u64(root, "resumed_at_step", step as u64)?;
@@ -888,6 +889,7 @@ impl Hdf5Sink {
             steps_done: step,
             fingerprint,
             run_id,
+            opened: Instant::now(),
             reserved: Reservation::open(&path).ok(),
             flushed: Vec::new(),
         };
@@ -1115,6 +1117,8 @@ impl Hdf5Sink {
             if let Some(msg) = error {
                 put_or_set_str(file, "error", msg).map_err(|e| self.err("writing the error attribute".into(), e))?;
             }
+            describe::add_wall_time(file, self.opened.elapsed().as_secs_f64())
+                .map_err(|e| self.err("writing wall_seconds".into(), e))?;
             file.flush().map_err(|e| self.err("flushing".into(), e))?;
         }
         // The companion is secondary: a failure to write it (a full disk) does not keep

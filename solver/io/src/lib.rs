@@ -9,23 +9,28 @@
 //!
 //! ```text
 //! /                          attrs: fdtd_version, scene (TOML text), scene_path, backend,
-//!                                   device, precision ("float32"), dx, dy, dz, dt (s),
+//!                                   device (a name), device_detail, backend_selection (auto
+//!                                   only), precision ("float32"), dx, dy, dz, dt (s),
 //!                                   steps (planned), shape [nx, ny, nz] (cells), courant,
 //!                                   status ("running" | "complete" | "interrupted" | "failed"),
 //!                                   steps_done, index_convention, fingerprint (u64, see
 //!                                   checkpoint::fingerprint), run_id (u64), and after a
-//!                                   resume: resumes (count), resumed_at_step
+//!                                   resume: resumes (count), resumed_at_step; wall_seconds
+//! /sources/<name>            attrs: type, component, index, position (m), max_frequency,
+//!                                   waveform (see `describe`)
 //! /probes                    attrs: layout ("groups", or "table" above
 //!                                   PROBE_TABLE_THRESHOLD probes: /probes/every_<k>/values
 //!                                   f32[rows, channels] with time, time_h and per-column
 //!                                   probe, component, units, index, position,
 //!                                   requested_position; see docs/output-format.md)
-//! /probes/<name>             attrs: requested_position (m), every
+//! /probes/<name>             attrs: requested_position (m), every, first_step
 //! /probes/<name>/time        f64[n]  s, times of the E components' samples
 //! /probes/<name>/time_h      f64[n]  s, times of the H components' samples (half a step earlier)
 //! /probes/<name>/<Ex..Hz>    f32[n]  attrs: position (m, the real sample), index [i, j, k],
 //!                                    every, units, time (name of its time dataset)
-//! /snapshots/<name>          attrs: every, index_lo, index_hi (the region in node indices)
+//! /snapshots/<name>          attrs: every, index_lo, index_hi (the region in node indices),
+//!                                   position_lo, position_hi (m), first_step, first_time,
+//!                                   components
 //! /snapshots/<name>/time     f64[frames]  s, time of the E components of each frame
 //! /snapshots/<name>/<comp>   f32[frames, a, b, c]  one frame per chunk, shuffle + deflate;
 //!                                    attrs: every, index_lo, index_hi (this component's
@@ -43,11 +48,17 @@
 //! it creates, resumes and inspects these files for a run.
 //!
 //! Beside `run.h5` a `run.xdmf` (XDMF 3) is written when the run has snapshots, so
-//! ParaView can open the snapshots as a time series (see [`xdmf`]).
+//! ParaView can open the snapshots as a time series (see [`xdmf`]). [`ResultFile`] reads
+//! a file back (attributes, probe series, snapshot frames) for `fdtd info` and `fdtd plot`.
+mod describe;
 mod hdf5;
+pub mod read;
 mod reserve;
 mod safe_create;
 pub mod xdmf;
+
+pub use self::describe::BackendLine;
+pub use self::read::{ReadError, ResultFile};
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,

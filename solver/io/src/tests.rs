@@ -179,7 +179,10 @@ fn a_run_reads_back_bit_for_bit() {
     assert_eq!(s_attr(&f, "scene"), sc.text);
     assert_eq!(s_attr(&f, "scene_path"), "inline/test.toml");
     assert_eq!(s_attr(&f, "backend"), "cpu");
-    assert_eq!(s_attr(&f, "device"), desc);
+    // The device by name; the backend's whole line beside it.
+    assert_eq!(s_attr(&f, "device"), crate::BackendLine::parse(&desc).device);
+    assert!(s_attr(&f, "device").starts_with("CPU ("), "{}", s_attr(&f, "device"));
+    assert_eq!(s_attr(&f, "device_detail"), desc);
     assert_eq!(s_attr(&f, "precision"), "float32");
     assert_eq!(f_attr(&f, "dx"), g.d[0]);
     assert_eq!(f_attr(&f, "dy"), g.d[1]);
@@ -351,7 +354,8 @@ fn dropping_without_finish_leaves_a_valid_running_file() {
     assert!(done > 0 && done < STEPS, "{done}");
     let ez = f.dataset("probes/near/Ez").unwrap();
     assert_eq!(ez.shape(), vec![done]);
-    assert_eq!(s_attr(&f, "device"), "cpu (test)");
+    assert_eq!(s_attr(&f, "device"), "CPU");
+    assert_eq!(s_attr(&f, "device_detail"), "cpu (test)");
 }
 
 #[test]

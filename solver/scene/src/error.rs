@@ -35,13 +35,31 @@ pub enum SceneError {
         /// A suggestion, e.g. `did you mean "Ex"?`.
         hint: Option<String>,
     },
+    /// Several independent problems, each an [`SceneError::Invalid`], sorted by position.
+    #[error("{}", Several(.0))]
+    Several(Vec<SceneError>),
+}
+
+struct Several<'a>(&'a [SceneError]);
+
+impl fmt::Display for Several<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\nerror: ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        write!(f, "\n({} problems)", self.0.len())
+    }
 }
 
 impl SceneError {
-    /// `(line, column)`, 1-based, for [`SceneError::Invalid`].
+    /// `(line, column)`, 1-based, for [`SceneError::Invalid`] (the first of [`SceneError::Several`]).
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
             SceneError::Invalid { line, column, .. } => Some((*line, *column)),
+            SceneError::Several(all) => all.first().and_then(SceneError::position),
             SceneError::Io { .. } => None,
         }
     }

@@ -43,49 +43,110 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         span: 0..0,
         path: String::new(),
     };
-    scene(&root, text, path).map_err(|d| d.into_error(text, path))
+    scene(&root, text, path).map_err(|mut diags| {
+        // By position; problems of the document as a whole (a missing section) last.
+        diags.sort_by_key(|d| (d.span == (0..0), d.span.start));
+        let mut errors: Vec<SceneError> = diags.into_iter().map(|d| d.into_error(text, path)).collect();
+        if errors.len() == 1 {
+            errors.remove(0)
+        } else {
+            SceneError::Several(errors)
+        }
+    })
 }
 
-fn scene(root: &Tbl, text: &str, path: &Path) -> R<Scene> {
-    root.check_keys_with(&TOP_KEYS, planned_section)?;
-    let (domain, grid_at) = domain(&root.req("domain")?.table()?)?;
-    let time = time(&root.req("time")?.table()?, domain.cell_size)?;
-    let boundaries = boundaries(
-        root.get("boundaries").map(|v| v.table()).transpose()?,
-        &domain,
-        &grid_at,
-    )?;
-    let materials = materials(root.get("materials"), time.courant)?;
-    checkpoint(root.get("checkpoint"))?;
-    let size = domain.size();
-    let objects = list(root.get("objects"), "objects")?
-        .iter()
-        .map(|t| object(t, &materials, size))
-        .collect::<R<Vec<_>>>()?;
-    let sources = sources(list(root.get("sources"), "sources")?, size)?;
-    let mut names = Names::default();
-    let probes = list(root.get("probes"), "probes")?
-        .iter()
-        .enumerate()
-        .map(|(i, t)| probe(t, i, size, &mut names))
-        .collect::<R<Vec<_>>>()?;
-    let snapshots = list(root.get("snapshots"), "snapshots")?
-        .iter()
-        .enumerate()
-        .map(|(i, t)| snapshot(t, i, size, &mut names))
-        .collect::<R<Vec<_>>>()?;
-    Ok(Scene {
-        path: path.to_path_buf(),
-        text: text.to_string(),
-        domain,
-        time,
-        boundaries,
-        materials,
-        objects,
-        sources,
-        probes,
-        snapshots,
-    })
+/// Problems found so far: each section and list entry is checked on its own, so one
+/// pass reports every problem that does not hide behind another.
+#[derive(Default)]
+struct Problems(Vec<Diag>);
+
+impl Problems {
+    fn keep<T>(&mut self, r: R<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(d) => {
+                self.0.push(d);
+                None
+            }
+        }
+    }
+}
+
+fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
+    let mut p = Problems::default();
+    p.keep(root.check_keys_with(&TOP_KEYS, planned_section));
+    let dom = p.keep(root.req("domain").and_then(|v| v.table()).and_then(|t| domain(&t)));
+    // Time, boundaries and the bounds of every point need the domain.
+    let time = dom.as_ref().and_then(|(d, _)| {
+        p.keep(
+            root.req("time")
+                .and_then(|v| v.table())
+                .and_then(|t| time(&t, d.cell_size)),
+        )
+    });
+    let boundaries = dom.as_ref().and_then(|(d, grid_at)| {
+        p.keep(
+            root.get("boundaries")
+                .map(|v| v.table())
+                .transpose()
+                .and_then(|t| boundaries(t, d, grid_at)),
+        )
+    });
+    // Without a valid time step the Courant check of materials is skipped (courant 0).
+    let materials = p.keep(materials(
+        root.get("materials"),
+        time.as_ref().map_or(0.0, |t| t.courant),
+    ));
+    p.keep(checkpoint(root.get("checkpoint")));
+    let size = dom.as_ref().map(|(d, _)| d.size());
+    let mut objects = Vec::new();
+    if let (Some(mats), Some(size)) = (&materials, size) {
+        for t in p.keep(list(root.get("objects"), "objects")).unwrap_or_default() {
+            objects.extend(p.keep(object(&t, mats, size)));
+        }
+    }
+    let mut srcs = Vec::new();
+    let mut probes = Vec::new();
+    let mut snapshots = Vec::new();
+    if let Some(size) = size {
+        if let Some(tables) = p.keep(list(root.get("sources"), "sources")) {
+            for r in sources(tables, size) {
+                srcs.extend(p.keep(r));
+            }
+        }
+        let mut names = Names::default();
+        for (i, t) in p
+            .keep(list(root.get("probes"), "probes"))
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            probes.extend(p.keep(probe(t, i, size, &mut names)));
+        }
+        for (i, t) in p
+            .keep(list(root.get("snapshots"), "snapshots"))
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            snapshots.extend(p.keep(snapshot(t, i, size, &mut names)));
+        }
+    }
+    match (dom, time, boundaries, materials) {
+        (Some((domain, _)), Some(time), Some(boundaries), Some(materials)) if p.0.is_empty() => Ok(Scene {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            domain,
+            time,
+            boundaries,
+            materials,
+            objects,
+            sources: srcs,
+            probes,
+            snapshots,
+        }),
+        _ => Err(p.0),
+    }
 }
 
 /// Top-level names of planned features, so users get "not implemented yet"
@@ -597,7 +658,8 @@ fn material_ref(v: &Val, materials: &[Material]) -> R<usize> {
     Err(v.err(format!("unknown material {name:?}")).hint(hint))
 }
 
-fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> R<Vec<Source>> {
+/// Each source, or the problem with it.
+fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> Vec<R<Source>> {
     let mut names = Names::default();
     tables
         .iter()
@@ -1669,7 +1731,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         // --- syntax, top level
         ("[domain\ncell = 1e-3\n", &["invalid TOML"], 1, 8),
         ("[time]\nsteps = 10\n", &["missing section [domain]", "add a [domain] table"], 1, 1),
-        ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["missing section [time]"], 1, 1),
+        // Both problems, the positioned one first: the default 10-cell CPML does not fit.
+        ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["leave no interior", "missing section [time]"], 3, 9),
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
         ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
         ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
@@ -1786,6 +1849,35 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+
+    #[test]
+    fn every_problem_is_reported_in_one_pass_sorted_by_position() {
+        let text = format!(
+            "{HEAD}[[probes]]\nname = \"p\"\nposition = [0.5, 0.01, 0.01]\ncomponents = [\"Ez\"]\n\
+             [[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\nposition = [0.01, 0.01, 0.01]\n\
+             waveform = {{ type = \"gaussian\", frequency = 1e9 }}\n[materials.m]\neps_r = 0.5\n"
+        );
+        let err = parse(&text, Path::new("bad.toml")).unwrap_err();
+        let SceneError::Several(all) = &err else {
+            panic!("expected several errors, got {err}");
+        };
+        let keys: Vec<String> = all
+            .iter()
+            .map(|e| match e {
+                SceneError::Invalid { key, .. } => key.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            ["probes[0].position", "sources[0].component", "materials.m.eps_r"],
+            "{err}"
+        );
+        let lines: Vec<usize> = all.iter().filter_map(|e| e.position()).map(|p| p.0).collect();
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+        assert_eq!(err.position(), all[0].position());
+        assert!(err.to_string().contains("(3 problems)"), "{err}");
     }
 
     #[test]

@@ -7,6 +7,8 @@ use fdtd::model::Model;
 use fdtd::plan::human_bytes;
 use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
 use fdtd::session::{self, SceneSource};
+use serde_json::{json, Value};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Probes listed one per line by `fdtd check`; more are counted.
@@ -189,19 +191,162 @@ fn print_report(scene: &Scene, model: &Model) {
     }
 }
 
+/// Check every scene named; the exit code is the first failure's (0 when all pass).
 pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
+    let mut code = exit::OK;
+    let mut docs = Vec::new();
+    for (i, path) in a.scenes.iter().enumerate() {
+        if !a.json && i > 0 {
+            outln!();
+        }
+        let r = if a.json {
+            check_json(path, a).map(|doc| docs.push(doc))
+        } else {
+            check_one(path, a)
+        };
+        if let Err(e) = r {
+            if a.json {
+                docs.push(json!({ "scene": path.display().to_string(), "valid": false, "error": e.message }));
+            } else {
+                errln!("error: {}", e.message);
+            }
+            if code == exit::OK {
+                code = e.code;
+            }
+        }
+    }
+    if a.json {
+        let doc = match docs.len() {
+            1 => docs.pop().unwrap_or_default(),
+            _ => Value::Array(docs),
+        };
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    Ok(code)
+}
+
+/// What `fdtd check --json` prints for one valid scene.
+fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
     let fail = |e: &session::SessionError| CliError::session(e, None);
-    let source = SceneSource::Path(a.scene.clone());
+    let (scene, model) = session::load(
+        &SceneSource::Path(path.to_path_buf()),
+        a.backend.backend != BackendArg::Gpu,
+    )
+    .map_err(|e| fail(&e))?;
+    let g = &model.grid;
+    let mut warnings = session::scene_warnings(&scene, &model);
+    warnings.extend(session::resolution_warning(&model));
+    let sources: Vec<Value> = model
+        .sources
+        .iter()
+        .map(|s| {
+            let requested = scene.sources.iter().find(|x| x.name == s.name).map(|x| x.position);
+            json!({
+                "name": s.name,
+                "type": match s.kind { SourceKind::Current => "current", SourceKind::Hard => "hard" },
+                "component": s.component.name(),
+                "requested_position": requested,
+                "index": s.index,
+                "position": s.component.position(s.index, g.d),
+                "max_frequency": s.waveform.max_frequency(),
+            })
+        })
+        .collect();
+    let probes: Vec<Value> = model
+        .probes
+        .iter()
+        .map(|p| {
+            let samples: Vec<Value> = p
+                .samples
+                .iter()
+                .map(|s| json!({ "component": s.component.name(), "index": s.index, "position": s.position }))
+                .collect();
+            json!({
+                "name": p.name, "requested_position": p.position, "every": p.every,
+                "first_step": p.every - 1, "samples": samples, "records": g.steps / p.every,
+            })
+        })
+        .collect();
+    let snapshots: Vec<Value> = model
+        .snapshots
+        .iter()
+        .map(|s| {
+            let comps: Vec<&str> = s.components.iter().map(|c| c.name()).collect();
+            json!({
+                "name": s.name, "components": comps, "every": s.every, "first_step": s.every - 1,
+                "index_lo": s.lo, "index_hi": s.hi, "frames": g.steps / s.every,
+            })
+        })
+        .collect();
+    let materials: Vec<Value> = scene
+        .materials
+        .iter()
+        .map(|m| match m.kind {
+            MaterialKind::Dielectric { eps_r, mu_r, sigma } => {
+                json!({ "name": m.name, "eps_r": eps_r, "mu_r": mu_r, "sigma": sigma })
+            }
+            MaterialKind::Pec => json!({ "name": m.name, "pec": true }),
+        })
+        .collect();
+    let boundaries: serde_json::Map<String, Value> = Boundaries::FACE_NAMES
+        .iter()
+        .zip(&scene.boundaries.faces)
+        .map(|(n, b)| (n.to_string(), json!(boundary(b))))
+        .collect();
+    let engines: [&dyn Engine; 2] = [&fdtd::backend::cpu::CpuEngine, &fdtd::backend::gpu::GpuEngine];
+    let plan = session::plan_backend(
+        &engines,
+        &model,
+        a.backend.backend.choice(),
+        &a.backend.options(),
+        session::DEFAULT_CHUNK,
+        scene.checkpoint().enabled,
+    );
+    let plan = match plan {
+        Ok(p) => {
+            let fits = p.kind == BackendChoice::Gpu || p.require_ram(&model).is_ok();
+            json!({
+                "backend": if p.kind == BackendChoice::Gpu { "gpu" } else { "cpu" },
+                "device": p.target.device, "bytes": p.target.plan.total(), "fits": fits,
+                "auto": p.auto.as_ref().map(|x| x.to_string()),
+            })
+        }
+        Err(e) => json!({ "error": fail(&e).message }),
+    };
+    Ok(json!({
+        "scene": path.display().to_string(),
+        "valid": true,
+        "grid": { "cells": g.n, "cell_size": g.d, "dt": g.dt, "steps": g.steps, "courant": g.courant,
+                  "simulated_time": g.dt * g.steps as f64 },
+        "domain": scene.domain.size(),
+        "boundaries": boundaries,
+        "materials": materials,
+        "sources": sources,
+        "probes": probes,
+        "snapshots": snapshots,
+        "output_bytes": session::resources::output_bytes(&scene, &model, 0),
+        "checkpoint_bytes": fdtd::runner::checkpoint_bytes(&model),
+        "resolution": model.resolution.map(|(f, cpw)| json!({ "frequency": f, "cells_per_wavelength": cpw })),
+        "plan": plan,
+        "warnings": warnings,
+    }))
+}
+
+fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
+    let fail = |e: &session::SessionError| CliError::session(e, None);
+    let source = SceneSource::Path(path.to_path_buf());
     let (scene, model) = session::load(&source, a.backend.backend != BackendArg::Gpu).map_err(|e| fail(&e))?;
     print_report(&scene, &model);
     if a.schedule {
         outln!("step (in order; index ranges are half-open lo..hi per axis)");
         out!("{}", model.schedule);
     }
+    for w in session::scene_warnings(&scene, &model) {
+        errln!("warning: {w}");
+    }
     if let Some(w) = session::resolution_warning(&model) {
         errln!("warning: {w}");
     }
-
     let gpu = GpuWithInfo::default();
     let engines: [&dyn Engine; 2] = [&fdtd::backend::cpu::CpuEngine, &gpu];
     let plan = session::plan_backend(
@@ -225,7 +370,7 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
             outln!("  {ram}");
         }
         plan.require_ram(&model).map_err(|e| fail(&e))?;
-        return Ok(exit::OK);
+        return Ok(());
     }
     match &plan.auto {
         Some(why @ Auto::Cpu(_)) => outln!(
@@ -238,6 +383,5 @@ pub fn check(a: &CheckArgs) -> Result<i32, CliError> {
     if let Some(ram) = &plan.ram {
         outln!("  {ram}");
     }
-    plan.require_ram(&model).map_err(|e| fail(&e))?;
-    Ok(exit::OK)
+    plan.require_ram(&model).map_err(|e| fail(&e))
 }

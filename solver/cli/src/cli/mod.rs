@@ -1,4 +1,4 @@
-//! The `fdtd` command line: `run`, `check`, `bench`, `devices`, `validate`, `sweep`.
+//! The `fdtd` command line: `run`, `check`, `info`, `plot`, `bench`, `devices`, `validate`, `sweep`.
 
 /// `println!` for reports: a closed stdout does not stop the command ([`out`]).
 macro_rules! outln {
@@ -16,7 +16,9 @@ macro_rules! errln {
 }
 
 mod check;
+mod info;
 mod out;
+mod plot;
 mod run;
 mod sweep;
 mod validate;
@@ -108,6 +110,12 @@ enum Command {
     Run(RunArgs),
     /// Validate a scene and print its grid, materials, points and memory plan, without running it.
     Check(CheckArgs),
+    /// Show what a result file holds: scene, grid, backend, run time, status, probes and
+    /// snapshots with their headline figures.
+    Info(InfoArgs),
+    /// Draw figures: probe time series and spectra, snapshot slices and animations from a
+    /// result file, or the discretised geometry of a scene (before running it).
+    Plot(PlotArgs),
     /// Measure cell updates per second on vacuum cubes with a CPML.
     Bench(BenchArgs),
     /// List the GPUs the GPU backend can use.
@@ -222,14 +230,73 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The scene file (TOML).
-    pub scene: PathBuf,
+    /// The scene files (TOML); each is checked and reported in turn.
+    #[arg(required = true)]
+    pub scenes: Vec<PathBuf>,
+    /// Print JSON (for scripts): one object per scene (an array for several), with the
+    /// grid, snapped points, outputs, memory plan and warnings.
+    #[arg(long)]
+    pub json: bool,
     /// Also print the time step as the backends run it: every pass in order, with the
     /// index ranges it covers.
     #[arg(long)]
     pub schedule: bool,
     #[command(flatten)]
     pub backend: BackendArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The result file (HDF5) of `fdtd run`.
+    pub result: PathBuf,
+    /// Print JSON (for scripts) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `fdtd plot` draws from a result file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlotWhat {
+    /// Each probe's time series (one panel per component).
+    Probes,
+    /// Each probe's amplitude spectra in dB, with the sources' frequencies marked.
+    Spectra,
+    /// Each snapshot component as a colour map (the peak frame, or --frame), with the
+    /// geometry, CPML, sources and probes drawn over it.
+    Snapshots,
+    /// Each snapshot component as an animated GIF over time, on one colour scale.
+    Gif,
+    /// Port quantities (S11, impedance), for files that hold ports.
+    Ports,
+    /// Everything the file holds.
+    All,
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// A result file (HDF5) of `fdtd run`, or a scene (TOML): a scene is plotted as its
+    /// discretised geometry.
+    pub input: PathBuf,
+    /// What to draw from a result file (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
+    pub what: Vec<PlotWhat>,
+    /// Directory for the figures [default: <input stem>_plots].
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Plot the discretised geometry (of a result file's scene; implied for a scene).
+    #[arg(long)]
+    pub geometry: bool,
+    /// Point (m) the geometry planes pass through [default: the first source, else the
+    /// domain's centre].
+    #[arg(long, value_delimiter = ',', num_args = 1, value_name = "X,Y,Z", value_parser = clap::value_parser!(f64))]
+    pub at: Option<Vec<f64>>,
+    /// Snapshot frame to draw: its number, or `peak` (the frame of largest |field|).
+    #[arg(long, value_name = "N|peak")]
+    pub frame: Option<String>,
+    /// Highest frequency (Hz) of the spectra [default: 1.25 × the sources' highest
+    /// significant frequency].
+    #[arg(long, value_name = "HZ")]
+    pub fmax: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -516,6 +583,13 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Check(a) => check::check(&a),
+        Command::Info(a) => info::info(&a),
+        Command::Plot(a) => {
+            if a.at.as_ref().is_some_and(|v| v.len() != 3) {
+                return usage_error("--at needs three coordinates x,y,z (m)");
+            }
+            plot::plot(&a)
+        }
         Command::Bench(a) => bench(&a),
         Command::Devices => devices(),
         Command::Validate(a) => validate::validate(&a),
@@ -565,6 +639,11 @@ fn bench(a: &BenchArgs) -> Result<i32, CliError> {
         _ => CliError::backend(&e),
     })?;
     Ok(exit::OK)
+}
+
+fn usage_error(message: &str) -> i32 {
+    errln!("error: {message}");
+    exit::BAD_INPUT
 }
 
 fn devices() -> Result<i32, CliError> {

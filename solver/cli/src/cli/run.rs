@@ -42,12 +42,16 @@ fn install_interrupt(stop: Arc<AtomicBool>, resume_hint: Arc<Mutex<String>>) {
     }
 }
 
-/// `backend  cpu (...)`, with why `auto` chose it.
+/// `cpu on CPU (8 threads)`: the backend and the device by name, as the output file
+/// records them; why `auto` chose it goes on a line of its own ([`auto_line`]).
 fn backend_line(p: &Prepared) -> String {
-    match p.auto() {
-        Some(a) => format!("{} (auto: {})", p.backend_description(), auto_note(a)),
-        None => p.backend_description().to_string(),
-    }
+    let b = fdtd::output::BackendLine::parse(p.backend_description());
+    format!("{} on {}", b.backend, b.device)
+}
+
+/// Why `auto` chose the backend, when it did.
+fn auto_line(p: &Prepared) -> Option<String> {
+    p.auto().map(auto_note)
 }
 
 pub fn run(a: &RunArgs) -> Result<i32, CliError> {
@@ -121,6 +125,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             g.courant
         );
     }
+    for w in fdtd::session::scene_warnings(session.scene(), &model) {
+        errln!("warning: {w}");
+    }
     if let Some(w) = resolution_warning(&model) {
         errln!("warning: {w}");
     }
@@ -137,6 +144,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let start = prepared.start();
     if !quiet {
         outln!("  backend  {}", backend_line(&prepared));
+        if let Some(why) = auto_line(&prepared) {
+            outln!("  auto     {why}");
+        }
         outln!("  output   {}", prepared.output_path().display());
         if ck.enabled {
             outln!(
@@ -206,6 +216,13 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         line.push_str(&format!(" and {}", x.display()));
     }
     outln!("{line}");
+    if summary.outcome == Outcome::Finished && all_zero(&report.output) {
+        errln!(
+            "warning: every probe sample and snapshot value in {} is exactly zero: check the sources (frequency \
+             units, amplitude, position) with `fdtd check`",
+            report.output.display()
+        );
+    }
     if !quiet {
         outln!("  memory   {}", report.memory);
     }
@@ -219,4 +236,43 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             exit_code(kind)
         }
     })
+}
+
+/// Whether a finished output records something and all of it is zero. Snapshots are read
+/// only when small: this runs after every run.
+fn all_zero(path: &std::path::Path) -> bool {
+    const SCAN: usize = 16 << 20;
+    let Ok(f) = fdtd::output::ResultFile::open(path) else {
+        return false;
+    };
+    let mut any = false;
+    for p in &f.probes {
+        for c in &p.components {
+            match f.probe_series(&p.name, &c.name) {
+                Ok((_, v)) if !v.is_empty() => {
+                    if v.iter().any(|x| *x != 0.0) {
+                        return false;
+                    }
+                    any = true;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+    for s in &f.snapshots {
+        for c in &s.components {
+            if c.frames * c.shape.iter().product::<usize>() > SCAN {
+                return false;
+            }
+            for k in 0..c.frames {
+                match f.snapshot_frame(&s.name, &c.name, k) {
+                    Ok(v) if v.iter().any(|x| *x != 0.0) => return false,
+                    Ok(_) => any = true,
+                    Err(_) => return false,
+                }
+            }
+        }
+    }
+    any
 }

@@ -74,8 +74,10 @@ enum Mixed {
     H(f64),
 }
 
-/// Per-cell material of the scene: index into `scene.materials`, shape `n` (cells).
-fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
+/// Per-cell material of the scene: index into `scene.materials`, shape `n` (cells), C
+/// order. The discretised geometry before edge/face averaging (what `fdtd plot --geometry`
+/// shows): a cell takes the last object containing its centre.
+pub fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
     let [nx, ny, nz] = grid.n;
     let d = grid.d;
     let mut cells = vec![0u16; nx * ny * nz];

@@ -9,7 +9,7 @@ mod points;
 
 pub use cpml::{CpmlLayer, Profile};
 pub use grid::Grid;
-pub use materials::{CoefTable, MIXED};
+pub use materials::{paint as cell_materials, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
 use crate::scene::{Boundary, Scene};

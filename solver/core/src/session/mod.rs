@@ -33,10 +33,12 @@ pub mod output;
 pub mod paths;
 pub mod probe_layout;
 pub mod resources;
+mod warnings;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
 pub use self::error::{ErrorKind, ResumeAdvice, ResumeRefusal, RunFailure, SessionError};
 pub use self::output::{MemoryReport, Output, OutputErrorKind, OutputFailure, OutputFormat, OutputInfo};
+pub use self::warnings::scene_warnings;
 
 use self::resources::{DoesNotFit, LocalDisks, RamCheck, StateIn};
 use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOptions, Created, Engine, Target};

@@ -1,0 +1,303 @@
+//! `fdtd info`: what a result file holds, for a reader or (`--json`) a script.
+use super::{exit, CliError, InfoArgs};
+use fdtd::fmt::{duration, hz, lengths, point, si, sig, thousands};
+use fdtd::output::read::{ProbeInfo, ResultFile, SnapshotInfo};
+use fdtd::scene::Scene;
+use fdtd::signal::{peak, Spectrum};
+use serde_json::{json, Value};
+
+/// Snapshots with more values than this (all frames together) are not scanned for their
+/// peak: `info` should answer in a moment even for a run of many gigabytes.
+const SCAN_LIMIT: usize = 64 << 20;
+
+/// The headline figures of one probe component.
+struct ProbeFigures {
+    probe: String,
+    component: String,
+    /// (time, value) of the largest magnitude.
+    peak: Option<(f64, f32)>,
+    /// Frequency of the spectrum's peak (Hz).
+    spectrum_peak: Option<f64>,
+}
+
+/// The peak magnitude of one snapshot component over all frames: (frame, value).
+struct SnapFigures {
+    snapshot: String,
+    component: String,
+    peak: Option<(usize, f32)>,
+    scanned: bool,
+}
+
+fn probe_figures(f: &ResultFile, p: &ProbeInfo) -> Result<Vec<ProbeFigures>, CliError> {
+    let mut out = Vec::new();
+    for c in &p.components {
+        let (t, v) = f.probe_series(&p.name, &c.name).map_err(read_err)?;
+        let pk = peak(&v).map(|(i, x)| (t[i], x));
+        let dt = if t.len() > 1 { t[1] - t[0] } else { 0.0 };
+        let spectrum_peak = match pk {
+            Some((_, x)) if x != 0.0 => Spectrum::of(&v, dt).peak_frequency(0.0),
+            _ => None,
+        };
+        out.push(ProbeFigures {
+            probe: p.name.clone(),
+            component: c.name.clone(),
+            peak: pk,
+            spectrum_peak,
+        });
+    }
+    Ok(out)
+}
+
+fn snap_figures(f: &ResultFile, s: &SnapshotInfo) -> Result<Vec<SnapFigures>, CliError> {
+    let mut out = Vec::new();
+    for c in &s.components {
+        let values = c.frames * c.shape.iter().product::<usize>();
+        let mut best: Option<(usize, f32)> = None;
+        let scanned = values <= SCAN_LIMIT;
+        if scanned {
+            for k in 0..c.frames {
+                let frame = f.snapshot_frame(&s.name, &c.name, k).map_err(read_err)?;
+                if let Some((_, x)) = peak(&frame) {
+                    if best.is_none_or(|(_, b)| x.abs() > b.abs()) {
+                        best = Some((k, x));
+                    }
+                }
+            }
+        }
+        out.push(SnapFigures {
+            snapshot: s.name.clone(),
+            component: c.name.clone(),
+            peak: best,
+            scanned,
+        });
+    }
+    Ok(out)
+}
+
+fn read_err(e: fdtd::output::ReadError) -> CliError {
+    CliError::bad_input(e.to_string())
+}
+
+/// Whether everything recorded is exactly zero (a source too weak, too slow or missing).
+fn all_zero(p: &[ProbeFigures], s: &[SnapFigures]) -> bool {
+    let any = !p.is_empty() || s.iter().any(|x| x.scanned);
+    any && p.iter().all(|x| x.peak.is_none_or(|(_, v)| v == 0.0))
+        && s.iter()
+            .filter(|x| x.scanned)
+            .all(|x| x.peak.is_none_or(|(_, v)| v == 0.0))
+}
+
+fn opt_f(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
+    let f = ResultFile::open(&a.result).map_err(read_err)?;
+    let r = &f.run;
+    let scene = Scene::parse(&r.scene, &r.scene_path).ok();
+    let mut probes = Vec::new();
+    for p in &f.probes {
+        probes.extend(probe_figures(&f, p)?);
+    }
+    let mut snaps = Vec::new();
+    for s in &f.snapshots {
+        snaps.extend(snap_figures(&f, s)?);
+    }
+    let zero = all_zero(&probes, &snaps);
+    let cells: u64 = r.shape.iter().product();
+    let mcells = r.wall_seconds.map(|w| cells as f64 * r.steps_done as f64 / w / 1e6);
+
+    if a.json {
+        let sources: Vec<Value> = scene
+            .iter()
+            .flat_map(|s| &s.sources)
+            .map(|s| {
+                json!({
+                    "name": s.name, "component": s.component.name(), "position": s.position,
+                    "max_frequency": s.waveform.max_frequency(),
+                })
+            })
+            .collect();
+        let probe_json: Vec<Value> = f
+            .probes
+            .iter()
+            .map(|p| {
+                let comps: Vec<Value> = p
+                    .components
+                    .iter()
+                    .map(|c| {
+                        let fig = probes.iter().find(|x| x.probe == p.name && x.component == c.name);
+                        json!({
+                            "component": c.name, "position": c.position.map(opt_f), "index": c.index,
+                            "units": c.units, "samples": c.samples,
+                            "peak": fig.and_then(|x| x.peak).map(|(_, v)| v),
+                            "peak_time": fig.and_then(|x| x.peak).map(|(t, _)| t),
+                            "spectrum_peak_frequency": fig.and_then(|x| x.spectrum_peak),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": p.name, "requested_position": p.requested_position.map(opt_f),
+                    "every": p.every, "components": comps,
+                })
+            })
+            .collect();
+        let snap_json: Vec<Value> = f
+            .snapshots
+            .iter()
+            .map(|s| {
+                let comps: Vec<Value> = s
+                    .components
+                    .iter()
+                    .map(|c| {
+                        let fig = snaps.iter().find(|x| x.snapshot == s.name && x.component == c.name);
+                        json!({
+                            "component": c.name, "shape": c.shape, "frames": c.frames, "units": c.units,
+                            "origin": c.origin, "spacing": c.spacing,
+                            "peak": fig.and_then(|x| x.peak).map(|(_, v)| v),
+                            "peak_frame": fig.and_then(|x| x.peak).map(|(k, _)| k),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": s.name, "every": s.every, "frames": s.frames,
+                    "index_lo": s.index_lo, "index_hi": s.index_hi, "components": comps,
+                })
+            })
+            .collect();
+        let doc = json!({
+            "file": f.path().display().to_string(),
+            "fdtd_version": r.fdtd_version,
+            "scene_path": r.scene_path,
+            "status": r.status,
+            "error": r.error,
+            "steps": r.steps,
+            "steps_done": r.steps_done,
+            "resumes": r.resumes,
+            "grid": { "cells": r.shape, "cell_size": r.d.map(opt_f), "dt": opt_f(r.dt), "courant": opt_f(r.courant) },
+            "simulated_time": opt_f(r.dt * r.steps_done as f64),
+            "backend": r.backend,
+            "device": r.device,
+            "device_detail": r.device_detail,
+            "backend_selection": r.backend_selection,
+            "wall_seconds": r.wall_seconds,
+            "mcells_per_second": mcells,
+            "sources": sources,
+            "probes": probe_json,
+            "snapshots": snap_json,
+            "other_groups": f.other_groups.iter().filter(|g| *g != "sources").collect::<Vec<_>>(),
+            "all_zero": zero,
+        });
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return Ok(exit::OK);
+    }
+
+    outln!("file       {}", f.path().display());
+    let status = match r.status.as_str() {
+        "complete" => format!("complete: {} steps", thousands(r.steps_done)),
+        s => format!("{s} after {} of {} steps", thousands(r.steps_done), thousands(r.steps)),
+    };
+    outln!("status     {status} (fdtd {})", r.fdtd_version);
+    if let Some(e) = &r.error {
+        outln!("error      {e}");
+    }
+    outln!("scene      {}", r.scene_path);
+    outln!(
+        "grid       {} × {} × {} = {} cells of {}",
+        r.shape[0],
+        r.shape[1],
+        r.shape[2],
+        thousands(cells),
+        lengths(r.d)
+    );
+    outln!(
+        "time       dt = {}, {} simulated (Courant {})",
+        si(r.dt, "s"),
+        si(r.dt * r.steps_done as f64, "s"),
+        sig(r.courant, 3)
+    );
+    let mut backend = format!("{} on {}", r.backend, r.device);
+    if let Some(why) = &r.backend_selection {
+        backend.push_str(&format!(" (auto: {why})"));
+    }
+    outln!("backend    {backend}");
+    if let (Some(w), Some(m)) = (r.wall_seconds, mcells) {
+        outln!("run time   {} ({} Mcells/s)", duration(w), sig(m, 4));
+    }
+    if r.resumes > 0 {
+        outln!("resumed    {} time(s)", r.resumes);
+    }
+    if let Some(s) = &scene {
+        outln!("sources ({})", s.sources.len());
+        for src in &s.sources {
+            outln!(
+                "  {:<14} {} at {}, up to {}",
+                src.name,
+                src.component,
+                point(src.position),
+                hz(src.waveform.max_frequency())
+            );
+        }
+    }
+    outln!("probes ({})", f.probes.len());
+    for p in &f.probes {
+        for c in &p.components {
+            let fig = probes.iter().find(|x| x.probe == p.name && x.component == c.name);
+            let figures = match fig.and_then(|x| x.peak) {
+                Some((t, v)) => {
+                    let mut s = format!("peak {} {} at {}", sig(v as f64, 4), c.units, si(t, "s"));
+                    if let Some(fp) = fig.and_then(|x| x.spectrum_peak) {
+                        s.push_str(&format!(", spectrum peak {}", hz(fp)));
+                    }
+                    s
+                }
+                None => "no samples".into(),
+            };
+            outln!(
+                "  {:<14} {} at {} {:?}, every {}: {} samples, {figures}",
+                p.name,
+                c.name,
+                point(c.position),
+                c.index,
+                p.every,
+                thousands(c.samples as u64)
+            );
+        }
+    }
+    outln!("snapshots ({})", f.snapshots.len());
+    for s in &f.snapshots {
+        for c in &s.components {
+            let fig = snaps.iter().find(|x| x.snapshot == s.name && x.component == c.name);
+            let figures = match fig {
+                Some(x) if !x.scanned => "not scanned (large)".to_string(),
+                Some(SnapFigures { peak: Some((k, v)), .. }) => {
+                    format!("peak {} {} in frame {k}", sig(*v as f64, 4), c.units)
+                }
+                _ => "no frames".into(),
+            };
+            outln!(
+                "  {:<14} {} {:?} samples from index {:?}, every {}: {} frames, {figures}",
+                s.name,
+                c.name,
+                c.shape,
+                c.index_lo,
+                s.every,
+                c.frames
+            );
+        }
+    }
+    for g in f.other_groups.iter().filter(|g| *g != "sources") {
+        outln!("/{g}       not interpreted by fdtd {}", env!("CARGO_PKG_VERSION"));
+    }
+    if zero {
+        errln!(
+            "warning: every recorded value is exactly zero: the source may be missing, too weak, or far outside \
+             the band the grid and run time resolve (`fdtd check` on the scene says)"
+        );
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,288 @@
+//! `fdtd plot`: the figures an engineer looks at first, from a result file (probes, their
+//! spectra, snapshot slices, an animation) or from a scene (its discretised geometry).
+use super::{exit, CliError, PlotArgs, PlotWhat};
+use fdtd::fmt::{point, si};
+use fdtd::model::Model;
+use fdtd::output::read::ResultFile;
+use fdtd::plot::geometry::geometry_png;
+use fdtd::plot::series::{spectrum_png, time_png, Series};
+use fdtd::plot::slice::{slice_gif, slice_png, Slice, Style};
+use fdtd::plot::{Figure, Geometry, PlotError};
+use fdtd::scene::Scene;
+use fdtd::session::{self, SceneSource};
+use fdtd::waveform::{WaveShape, Waveform};
+use std::path::{Path, PathBuf};
+
+/// Most frames in one GIF: longer snapshots are thinned evenly.
+const GIF_FRAMES: usize = 120;
+/// The colour scale of a slice ends at this quantile of |field|: the few samples beside a
+/// source, whose near field dwarfs the radiated wave, saturate instead of washing it out.
+const SCALE_QUANTILE: f64 = 0.995;
+
+fn plot_err(e: PlotError) -> CliError {
+    match e {
+        PlotError::Read(r) => CliError::bad_input(r.to_string()),
+        other => CliError::runtime(other.to_string()),
+    }
+}
+
+/// The frequency a waveform's spectrum peaks at, when it has one above DC (a gaussian's
+/// peaks at 0 Hz).
+pub fn centre_frequency(w: &Waveform) -> Option<f64> {
+    match w.shape {
+        WaveShape::Gaussian { .. } => None,
+        // |F| ∝ f·exp(−(πτf)²): largest at f = 1/(√2·π·τ).
+        WaveShape::GaussianDerivative { tau } => Some(1.0 / (std::f64::consts::SQRT_2 * std::f64::consts::PI * tau)),
+        WaveShape::Ricker { frequency }
+        | WaveShape::ModulatedGaussian { frequency, .. }
+        | WaveShape::Sine { frequency, .. } => Some(frequency),
+    }
+}
+
+/// `<dir>/<stem>_<what>.<ext>`, with characters a file name should not hold replaced.
+fn out_path(dir: &Path, stem: &str, what: &str, ext: &str) -> PathBuf {
+    let clean: String = what
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join(format!("{stem}_{clean}.{ext}"))
+}
+
+fn written(f: &Figure) {
+    outln!("wrote {} ({} × {})", f.path.display(), f.width, f.height);
+}
+
+pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
+    let is_scene = a.input.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let stem = a
+        .input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "fdtd".into());
+    let dir = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{stem}_plots")));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::bad_input(format!("cannot create the output directory {}: {e}", dir.display())))?;
+
+    if is_scene || a.geometry {
+        let (scene, model) = if is_scene {
+            session::load(&SceneSource::Path(a.input.clone()), true).map_err(|e| CliError::session(&e, None))?
+        } else {
+            let f = ResultFile::open(&a.input).map_err(|e| CliError::bad_input(e.to_string()))?;
+            scene_of(&f).map_err(CliError::bad_input)?
+        };
+        let geom = Geometry::new(&scene, &model);
+        let at = match &a.at {
+            Some(v) => {
+                let p = [v[0], v[1], v[2]];
+                let size = geom.size();
+                if (0..3).any(|i| !(0.0..=size[i]).contains(&p[i])) {
+                    return Err(CliError::bad_input(format!(
+                        "--at {} is outside the domain, from 0 to {}",
+                        point(p),
+                        point(size)
+                    )));
+                }
+                p
+            }
+            None => geom.default_point(),
+        };
+        let title = format!("{}: discretised geometry through {}", scene.path.display(), point(at));
+        let fig = geometry_png(&geom, at, &out_path(&dir, &stem, "geometry", "png"), &title).map_err(plot_err)?;
+        written(&fig);
+        return Ok(exit::OK);
+    }
+
+    let f = ResultFile::open(&a.input).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let (scene, geom) = match scene_of(&f) {
+        Ok((s, m)) => {
+            let g = Geometry::new(&s, &m);
+            (Some(s), Some(g))
+        }
+        Err(why) => {
+            errln!("note: no geometry outlines: {why}");
+            (None, None)
+        }
+    };
+    let domain = [0, 1, 2].map(|i| f.run.shape[i] as f64 * f.run.d[i]);
+    let all = a.what.contains(&PlotWhat::All);
+    let wants = |w: PlotWhat| all || a.what.contains(&w);
+
+    if wants(PlotWhat::Probes) || wants(PlotWhat::Spectra) {
+        if f.probes.is_empty() {
+            errln!("note: {} has no probes: no time series or spectra", f.path().display());
+        }
+        let sources: Vec<&fdtd::scene::Source> = scene.iter().flat_map(|s| &s.sources).collect();
+        let markers: Vec<(String, f64)> = sources
+            .iter()
+            .filter_map(|s| {
+                centre_frequency(&s.waveform).map(|fc| (format!("source {}: {}", s.name, si(fc, "Hz")), fc))
+            })
+            .collect();
+        for p in &f.probes {
+            let mut series = Vec::new();
+            for c in &p.components {
+                let (time, values) = f.probe_series(&p.name, &c.name).map_err(|e| plot_err(e.into()))?;
+                series.push(Series {
+                    name: c.name.clone(),
+                    units: c.units.clone(),
+                    time,
+                    values,
+                });
+            }
+            if series.iter().all(|s| s.values.is_empty()) {
+                errln!("note: probe {} recorded no samples: not plotted", p.name);
+                continue;
+            }
+            if wants(PlotWhat::Probes) {
+                written(
+                    &time_png(
+                        &p.name,
+                        &series,
+                        &out_path(&dir, &stem, &format!("probe_{}", p.name), "png"),
+                    )
+                    .map_err(plot_err)?,
+                );
+            }
+            if wants(PlotWhat::Spectra) {
+                let dt = series
+                    .iter()
+                    .find(|s| s.time.len() > 1)
+                    .map_or(f.run.dt, |s| s.time[1] - s.time[0]);
+                let nyquist = 0.5 / dt;
+                let f_max = a
+                    .fmax
+                    .or_else(|| {
+                        let m = sources.iter().map(|s| s.waveform.max_frequency()).fold(0.0, f64::max);
+                        (m > 0.0).then_some(1.25 * m)
+                    })
+                    .unwrap_or(nyquist)
+                    .min(nyquist);
+                let path = out_path(&dir, &stem, &format!("spectrum_{}", p.name), "png");
+                written(&spectrum_png(&p.name, &series, f_max, &markers, &path).map_err(plot_err)?);
+            }
+        }
+    }
+
+    if wants(PlotWhat::Snapshots) || wants(PlotWhat::Gif) {
+        if f.snapshots.is_empty() {
+            errln!("note: {} has no snapshots: no slices or animations", f.path().display());
+        }
+        for s in &f.snapshots {
+            for c in &s.components {
+                if c.frames == 0 {
+                    errln!("note: snapshot {}/{} has no frames: not plotted", s.name, c.name);
+                    continue;
+                }
+                let times = f.snapshot_times(&s.name).map_err(|e| plot_err(e.into()))?;
+                let time_of = |k: usize| {
+                    times
+                        .get(k)
+                        .map_or(String::new(), |t| format!(" at t = {}", si(*t, "s")))
+                };
+                let slice_of = |k: usize| -> Result<Slice, PlotError> {
+                    Ok(Slice::from_frame(&f.snapshot_frame(&s.name, &c.name, k)?, c))
+                };
+                let style = |title: String| Style {
+                    title,
+                    component: c.name.clone(),
+                    units: c.units.clone(),
+                    domain,
+                    geometry: geom.as_ref(),
+                };
+                if wants(PlotWhat::Snapshots) {
+                    let (k, slice) = match a.frame.as_deref() {
+                        None | Some("peak") => {
+                            let mut best: Option<(usize, Slice)> = None;
+                            for k in 0..c.frames {
+                                let sl = slice_of(k).map_err(plot_err)?;
+                                if best.as_ref().is_none_or(|(_, b)| sl.max_abs() > b.max_abs()) {
+                                    best = Some((k, sl));
+                                }
+                            }
+                            best.expect("at least one frame")
+                        }
+                        Some(n) => {
+                            let k: usize = n.parse().map_err(|_| {
+                                CliError::bad_input(format!("--frame {n}: expected a frame number or `peak`"))
+                            })?;
+                            if k >= c.frames {
+                                return Err(CliError::bad_input(format!(
+                                    "--frame {k}: snapshot {}/{} has {} frames (0..{})",
+                                    s.name,
+                                    c.name,
+                                    c.frames,
+                                    c.frames - 1
+                                )));
+                            }
+                            (k, slice_of(k).map_err(plot_err)?)
+                        }
+                    };
+                    let vmax = slice.quantile_abs(SCALE_QUANTILE) as f64;
+                    let zero = if vmax == 0.0 { " (all zero)" } else { "" };
+                    let title = format!(
+                        "snapshot {} · {}{} (frame {k} of {}){zero}",
+                        s.name,
+                        c.name,
+                        time_of(k),
+                        c.frames
+                    );
+                    let path = out_path(&dir, &stem, &format!("{}_{}", s.name, c.name), "png");
+                    written(&slice_png(&slice, vmax, &style(title), &path).map_err(plot_err)?);
+                }
+                if wants(PlotWhat::Gif) {
+                    let stride = c.frames.div_ceil(GIF_FRAMES);
+                    let mut slices = Vec::new();
+                    for k in (0..c.frames).step_by(stride) {
+                        slices.push((k, slice_of(k).map_err(plot_err)?));
+                    }
+                    let vmax = slices
+                        .iter()
+                        .map(|(_, s)| s.quantile_abs(SCALE_QUANTILE))
+                        .fold(0.0, f32::max) as f64;
+                    let frames = slices.into_iter().map(|(k, sl)| {
+                        Ok((
+                            sl,
+                            format!(
+                                "snapshot {} · {}{} (frame {k} of {})",
+                                s.name,
+                                c.name,
+                                time_of(k),
+                                c.frames
+                            ),
+                        ))
+                    });
+                    let path = out_path(&dir, &stem, &format!("{}_{}", s.name, c.name), "gif");
+                    let fig = slice_gif(frames, vmax, &style(String::new()), 8, &path).map_err(plot_err)?;
+                    written(&fig);
+                }
+            }
+        }
+    }
+
+    // Groups written by a newer fdtd (ports, far field) are named, not silently dropped.
+    for g in f.other_groups.iter().filter(|g| *g != "sources") {
+        errln!("note: /{g} is not plotted by fdtd {}", env!("CARGO_PKG_VERSION"));
+    }
+    if a.what.contains(&PlotWhat::Ports) && !f.other_groups.iter().any(|g| g == "ports") {
+        errln!("note: {} has no ports: nothing for --what ports", f.path().display());
+    }
+    Ok(exit::OK)
+}
+
+/// The scene stored in a result file, discretised again (for the geometry outlines).
+fn scene_of(f: &ResultFile) -> Result<(Scene, Model), String> {
+    let scene = Scene::parse(&f.run.scene, &f.run.scene_path)
+        .map_err(|e| format!("the scene stored in {} does not parse: {e}", f.path().display()))?;
+    let model = Model::discretize(&scene)
+        .map_err(|e| format!("the scene stored in {} does not discretise: {e}", f.path().display()))?;
+    Ok((scene, model))
+}

@@ -1,0 +1,381 @@
+//! Reading a result file back: its run attributes, what its probes and snapshots hold,
+//! and their data, for `fdtd info` and `fdtd plot` (and any program that would rather not
+//! walk the HDF5 layout itself). Attributes newer than a file are optional here, so files
+//! of older fdtd versions still open.
+use hdf5::types::VarLenUnicode;
+use hdf5::{File, H5Type, Location};
+use std::path::{Path, PathBuf};
+
+/// Why a result file could not be read. Every message names the file and what was read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot open {} as an HDF5 file: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: hdf5::Error,
+    },
+    #[error("{}: {what}: {source}", path.display())]
+    Hdf5 {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: hdf5::Error,
+    },
+    #[error("{}: not an fdtd result file (no `{attr}` attribute on /)", path.display())]
+    NotResult { path: PathBuf, attr: &'static str },
+    #[error("{}: no {what} named `{name}` (the file has: {have})", path.display())]
+    Missing {
+        path: PathBuf,
+        what: &'static str,
+        name: String,
+        have: String,
+    },
+}
+
+/// The root attributes: what ran, where, and how it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunAttrs {
+    pub fdtd_version: String,
+    /// The scene's TOML text, verbatim.
+    pub scene: String,
+    pub scene_path: String,
+    pub backend: String,
+    /// The device's name (older files: the backend's whole description line).
+    pub device: String,
+    /// The backend's whole description and, for `auto`, why it was chosen (newer files).
+    pub device_detail: Option<String>,
+    pub backend_selection: Option<String>,
+    pub precision: String,
+    /// Cell size (m).
+    pub d: [f64; 3],
+    /// Time step (s).
+    pub dt: f64,
+    /// Planned steps.
+    pub steps: u64,
+    pub steps_done: u64,
+    /// Cells per axis.
+    pub shape: [u64; 3],
+    pub courant: f64,
+    /// `running`, `complete`, `interrupted` or `failed`.
+    pub status: String,
+    pub error: Option<String>,
+    pub resumes: u64,
+    /// Wall time of the run (s), from creating the file to closing it (newer files).
+    pub wall_seconds: Option<f64>,
+}
+
+/// One recorded component of a probe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeComponent {
+    /// `Ex` .. `Hz`.
+    pub name: String,
+    /// Where the sample really is (m).
+    pub position: [f64; 3],
+    pub index: [u64; 3],
+    pub units: String,
+    /// The name of its time dataset (`time` or `time_h`).
+    pub time: String,
+    pub samples: usize,
+}
+
+/// A probe: a point recorded every `every` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeInfo {
+    pub name: String,
+    pub requested_position: [f64; 3],
+    pub every: u64,
+    pub components: Vec<ProbeComponent>,
+}
+
+/// One recorded component of a snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SnapshotComponent {
+    pub name: String,
+    /// Frame shape `[a, b, c]` (samples along x, y, z).
+    pub shape: [usize; 3],
+    pub frames: usize,
+    pub index_lo: [u64; 3],
+    pub index_hi: [u64; 3],
+    /// Position of sample `index_lo` (m).
+    pub origin: [f64; 3],
+    pub spacing: [f64; 3],
+    pub units: String,
+}
+
+/// A snapshot: a region recorded every `every` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SnapshotInfo {
+    pub name: String,
+    pub every: u64,
+    /// The region in node indices, `lo..hi` exclusive.
+    pub index_lo: [u64; 3],
+    pub index_hi: [u64; 3],
+    /// Frames written (the length of its `time` dataset).
+    pub frames: usize,
+    pub components: Vec<SnapshotComponent>,
+}
+
+/// An open result file.
+pub struct ResultFile {
+    path: PathBuf,
+    file: File,
+    pub run: RunAttrs,
+    pub probes: Vec<ProbeInfo>,
+    pub snapshots: Vec<SnapshotInfo>,
+    /// Top-level groups this version does not interpret (e.g. `ports` written by a newer
+    /// fdtd), so a reader can say what it skipped.
+    pub other_groups: Vec<String>,
+}
+
+fn attr<T: H5Type>(loc: &Location, name: &str) -> Option<T> {
+    loc.attr(name).and_then(|a| a.read_scalar::<T>()).ok()
+}
+
+fn attr_str(loc: &Location, name: &str) -> Option<String> {
+    attr::<VarLenUnicode>(loc, name).map(|s| s.as_str().to_string())
+}
+
+fn attr3<T: H5Type + Copy + Default>(loc: &Location, name: &str) -> Option<[T; 3]> {
+    let v = loc.attr(name).and_then(|a| a.read_raw::<T>()).ok()?;
+    (v.len() == 3).then(|| [v[0], v[1], v[2]])
+}
+
+impl ResultFile {
+    /// Open `path` and read its attributes and the layout of its probes and snapshots
+    /// (no data yet).
+    pub fn open(path: impl AsRef<Path>) -> Result<ResultFile, ReadError> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::open(&path).map_err(|source| ReadError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        let root: &Location = &file;
+        let status = attr_str(root, "status").ok_or_else(|| ReadError::NotResult {
+            path: path.clone(),
+            attr: "status",
+        })?;
+        let f = |n: &str| attr::<f64>(root, n).unwrap_or(f64::NAN);
+        let s = |n: &str| attr_str(root, n).unwrap_or_default();
+        let run = RunAttrs {
+            fdtd_version: s("fdtd_version"),
+            scene: s("scene"),
+            scene_path: s("scene_path"),
+            backend: s("backend"),
+            device: s("device"),
+            device_detail: attr_str(root, "device_detail"),
+            backend_selection: attr_str(root, "backend_selection"),
+            precision: s("precision"),
+            d: [f("dx"), f("dy"), f("dz")],
+            dt: f("dt"),
+            steps: attr::<u64>(root, "steps").unwrap_or(0),
+            steps_done: attr::<u64>(root, "steps_done").unwrap_or(0),
+            shape: attr3::<u64>(root, "shape").unwrap_or_default(),
+            courant: f("courant"),
+            status,
+            error: attr_str(root, "error"),
+            resumes: attr::<u64>(root, "resumes").unwrap_or(0),
+            wall_seconds: attr::<f64>(root, "wall_seconds"),
+        };
+        let ctx = |what: String| {
+            let path = path.clone();
+            move |source| ReadError::Hdf5 { path, what, source }
+        };
+        let groups = file.member_names().map_err(ctx("listing /".into()))?;
+        let other_groups: Vec<String> = groups
+            .iter()
+            .filter(|g| *g != "probes" && *g != "snapshots")
+            .cloned()
+            .collect();
+
+        let mut probes = Vec::new();
+        let mut other_groups: Vec<String> = other_groups;
+        let pg = file.group("probes").ok();
+        // Runs with many probes store them as tables (`/probes/every_<k>`, attribute
+        // `layout = "table"`), which this reader does not interpret yet: named, not misread.
+        let tables = pg
+            .as_ref()
+            .and_then(|g| attr_str(g, "layout"))
+            .is_some_and(|l| l == "table");
+        if tables {
+            other_groups.push("probes (table layout)".into());
+        }
+        if let Some(pg) = pg.filter(|_| !tables) {
+            for name in pg.member_names().map_err(ctx("listing /probes".into()))? {
+                let g = pg.group(&name).map_err(ctx(format!("opening /probes/{name}")))?;
+                let mut components = Vec::new();
+                for c in fdtd_core::Component::ALL {
+                    let Ok(ds) = g.dataset(c.name()) else { continue };
+                    components.push(ProbeComponent {
+                        name: c.name().to_string(),
+                        position: attr3::<f64>(&ds, "position").unwrap_or([f64::NAN; 3]),
+                        index: attr3::<u64>(&ds, "index").unwrap_or_default(),
+                        units: attr_str(&ds, "units").unwrap_or_default(),
+                        time: attr_str(&ds, "time").unwrap_or_else(|| "time".into()),
+                        samples: ds.shape().first().copied().unwrap_or(0),
+                    });
+                }
+                probes.push(ProbeInfo {
+                    requested_position: attr3::<f64>(&g, "requested_position").unwrap_or([f64::NAN; 3]),
+                    every: attr::<u64>(&g, "every").unwrap_or(1),
+                    name,
+                    components,
+                });
+            }
+        }
+        let mut snapshots = Vec::new();
+        if let Ok(sg) = file.group("snapshots") {
+            for name in sg.member_names().map_err(ctx("listing /snapshots".into()))? {
+                let g = sg.group(&name).map_err(ctx(format!("opening /snapshots/{name}")))?;
+                let frames = g
+                    .dataset("time")
+                    .map(|t| t.shape().first().copied().unwrap_or(0))
+                    .unwrap_or(0);
+                let mut components = Vec::new();
+                for c in fdtd_core::Component::ALL {
+                    let Ok(ds) = g.dataset(c.name()) else { continue };
+                    let sh = ds.shape();
+                    if sh.len() != 4 {
+                        continue;
+                    }
+                    components.push(SnapshotComponent {
+                        name: c.name().to_string(),
+                        shape: [sh[1], sh[2], sh[3]],
+                        frames: sh[0],
+                        index_lo: attr3::<u64>(&ds, "index_lo").unwrap_or_default(),
+                        index_hi: attr3::<u64>(&ds, "index_hi").unwrap_or_default(),
+                        origin: attr3::<f64>(&ds, "origin").unwrap_or_default(),
+                        spacing: attr3::<f64>(&ds, "spacing").unwrap_or(run.d),
+                        units: attr_str(&ds, "units").unwrap_or_default(),
+                    });
+                }
+                snapshots.push(SnapshotInfo {
+                    every: attr::<u64>(&g, "every").unwrap_or(1),
+                    index_lo: attr3::<u64>(&g, "index_lo").unwrap_or_default(),
+                    index_hi: attr3::<u64>(&g, "index_hi").unwrap_or_default(),
+                    frames,
+                    name,
+                    components,
+                });
+            }
+        }
+        Ok(ResultFile {
+            path,
+            file,
+            run,
+            probes,
+            snapshots,
+            other_groups,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, what: String) -> impl FnOnce(hdf5::Error) -> ReadError + '_ {
+        move |source| ReadError::Hdf5 {
+            path: self.path.clone(),
+            what,
+            source,
+        }
+    }
+
+    fn missing(&self, what: &'static str, name: &str, have: Vec<&str>) -> ReadError {
+        ReadError::Missing {
+            path: self.path.clone(),
+            what,
+            name: name.to_string(),
+            have: if have.is_empty() {
+                "none".into()
+            } else {
+                have.join(", ")
+            },
+        }
+    }
+
+    /// A probe by name.
+    pub fn probe(&self, name: &str) -> Result<&ProbeInfo, ReadError> {
+        self.probes
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| self.missing("probe", name, self.probes.iter().map(|p| p.name.as_str()).collect()))
+    }
+
+    /// A snapshot by name.
+    pub fn snapshot(&self, name: &str) -> Result<&SnapshotInfo, ReadError> {
+        self.snapshots.iter().find(|s| s.name == name).ok_or_else(|| {
+            self.missing(
+                "snapshot",
+                name,
+                self.snapshots.iter().map(|s| s.name.as_str()).collect(),
+            )
+        })
+    }
+
+    /// One probe component's series: (times in s, values). The two have the same length
+    /// (the shorter wins if a run stopped between the two writes).
+    pub fn probe_series(&self, probe: &str, component: &str) -> Result<(Vec<f64>, Vec<f32>), ReadError> {
+        let p = self.probe(probe)?;
+        let c = p.components.iter().find(|c| c.name == component).ok_or_else(|| {
+            self.missing(
+                "probe component",
+                &format!("{probe}/{component}"),
+                p.components.iter().map(|c| c.name.as_str()).collect(),
+            )
+        })?;
+        let base = format!("probes/{probe}");
+        let vname = format!("{base}/{component}");
+        let tname = format!("{base}/{}", c.time);
+        let values: Vec<f32> = self
+            .file
+            .dataset(&vname)
+            .and_then(|d| d.read_raw::<f32>())
+            .map_err(self.err(format!("reading /{vname}")))?;
+        let times: Vec<f64> = self
+            .file
+            .dataset(&tname)
+            .and_then(|d| d.read_raw::<f64>())
+            .map_err(self.err(format!("reading /{tname}")))?;
+        let n = values.len().min(times.len());
+        Ok((times[..n].to_vec(), values[..n].to_vec()))
+    }
+
+    /// The E times (s) of a snapshot's frames.
+    pub fn snapshot_times(&self, snap: &str) -> Result<Vec<f64>, ReadError> {
+        self.snapshot(snap)?;
+        let name = format!("snapshots/{snap}/time");
+        self.file
+            .dataset(&name)
+            .and_then(|d| d.read_raw::<f64>())
+            .map_err(self.err(format!("reading /{name}")))
+    }
+
+    /// One frame of a snapshot component, C order over its `shape`.
+    pub fn snapshot_frame(&self, snap: &str, component: &str, frame: usize) -> Result<Vec<f32>, ReadError> {
+        let s = self.snapshot(snap)?;
+        let c = s.components.iter().find(|c| c.name == component).ok_or_else(|| {
+            self.missing(
+                "snapshot component",
+                &format!("{snap}/{component}"),
+                s.components.iter().map(|c| c.name.as_str()).collect(),
+            )
+        })?;
+        let name = format!("snapshots/{snap}/{component}");
+        if frame >= c.frames {
+            return Err(ReadError::Missing {
+                path: self.path.clone(),
+                what: "frame",
+                name: format!("/{name}[{frame}]"),
+                have: format!("{} frames", c.frames),
+            });
+        }
+        let [a, b, cc] = c.shape;
+        let arr = self
+            .file
+            .dataset(&name)
+            .and_then(|d| d.read_slice::<f32, _, ndarray::Ix4>((frame..frame + 1, 0..a, 0..b, 0..cc)))
+            .map_err(self.err(format!("reading /{name} frame {frame}")))?;
+        Ok(arr.iter().copied().collect())
+    }
+}
