@@ -1,8 +1,10 @@
 //! `fdtd sweep submit --slurm` against a real Slurm: a single-node cluster started by
 //! `scripts/slurm/start.sh` (slurmctld, slurmd, munge from Debian's packages) and stopped
 //! by `scripts/slurm/stop.sh` from a drop guard, also when the test fails. A sweep runs as
-//! a job array (6 variants of a small dipole's arm length) with one variant made to fail (its output path is a directory); `status`
-//! and `collect` must report it with its exit code, and a resubmission runs only it.
+//! a job array (6 variants of a small dipole's arm length) with one variant made to fail
+//! (its output path is a directory); `status` and `collect` must report it with its exit
+//! code, and a resubmission runs only it. Then the shipped sweep of `scenes/antenna.toml`
+//! (7 arm lengths) runs as an array and its resonances must follow the arm length.
 //!
 //! Without the Slurm binaries (or not as root) the test is skipped with the reason,
 //! unless `CI` is set: then it fails, because CI must run it (`scripts/setup.sh --test`
@@ -213,4 +215,45 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     let rows = read_csv(&dir.join("out/summary.csv"));
     assert!(rows.iter().all(|r| r["state"] == "done"), "{rows:?}");
     check_resonances(&resonances(&rows));
+
+    // The shipped sweep: 7 arm lengths of scenes/antenna.toml (1 mm cells, as shipped),
+    // as a job array on the same cluster. The first resonance must fall with the arm,
+    // f0·L/c near 0.46 (docs/sweeps.md), Re Z at resonance near 70 ohm.
+    let ant = dir.join("antenna");
+    std::fs::create_dir_all(ant.join("sweeps")).unwrap();
+    std::fs::copy(repo().join("scenes/antenna.toml"), ant.join("antenna.toml")).unwrap();
+    std::fs::copy(
+        repo().join("scenes/sweeps/antenna_arm.toml"),
+        ant.join("sweeps/antenna_arm.toml"),
+    )
+    .unwrap();
+    let o = fdtd(
+        &ant,
+        &[
+            "sweep",
+            "submit",
+            "sweeps/antenna_arm.toml",
+            "--slurm",
+            "--backend",
+            "cpu",
+            "--cpus-per-task",
+            "1",
+            "--time",
+            "30",
+        ],
+    );
+    assert!(o.status.success(), "{}", stdout(&o));
+    wait_for(&job_id(&o), Duration::from_secs(1500));
+    let o = fdtd(&ant, &["sweep", "collect", "sweeps/antenna_arm"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let rows = read_csv(&ant.join("sweeps/antenna_arm/summary.csv"));
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    let res = resonances(&rows);
+    check_resonances(&res);
+    for ((l, f0), r) in res.iter().zip(&rows) {
+        let k = f0 * l / 299_792_458.0;
+        assert!((0.44..0.48).contains(&k), "f0·L/c = {k} for L = {l} m");
+        let re: f64 = r["z_in_re_ohm"].parse().unwrap();
+        assert!((60.0..80.0).contains(&re), "Re Z = {re} ohm for L = {l} m");
+    }
 }
