@@ -28,11 +28,13 @@ pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 
 pub mod backend;
 pub mod checkpoint;
+pub mod farfield;
 pub mod fmt;
 pub mod model;
 pub mod pass;
 pub mod passes;
 pub mod plan;
+pub mod results;
 pub mod runner;
 pub mod schedule;
 pub mod session;

@@ -1,0 +1,67 @@
+//! Frequency-domain results of a finished run: ports (Z, S), monitors (DFT planes and
+//! boxes, power flux) and far fields. Computed on the host after the last step from the
+//! port time series and the monitors' accumulated state, written by the output format
+//! (`fdtd-io`) and summarised by the front ends.
+//!
+//! Conventions shared by every result:
+//!
+//! * Phasors use e^{+jωt}: a time signal x(t_n) becomes X(f) = Σ_n x(t_n)·e^{−j2πf·t_n}·Δt
+//!   (the continuous Fourier transform sampled at t_n, with t_n the sample's own time:
+//!   (n+1)·dt for E, (n+½)·dt for H).
+//! * When the scene has a driven port, powers are normalised to 1 W of incident
+//!   (available) power at each frequency: P_inc(f) = |a(f)|²/2 with
+//!   a = (V + Z0·I)/(2·√Z0). Without a driven port they stay in the units of the
+//!   transform (J/Hz-like) and only ratios (directivity, patterns) are meaningful.
+use num_complex::Complex64;
+
+pub use crate::farfield::FarField;
+
+/// Everything a finished run computed in the frequency domain.
+#[derive(Clone, Debug, Default)]
+pub struct RunResults {
+    pub ports: Vec<PortResult>,
+    pub monitors: Vec<MonitorResult>,
+    pub farfields: Vec<FarField>,
+}
+
+/// One lumped port's frequency-domain result.
+#[derive(Clone, Debug, Default)]
+pub struct PortResult {
+    pub name: String,
+    /// Reference impedance Z0 (Ω), the port's internal resistance.
+    pub z0: f64,
+    /// Whether this port was driven in the run.
+    pub driven: bool,
+    /// Frequencies (Hz).
+    pub freq: Vec<f64>,
+    /// Port voltage and current phasors (V·s, A·s: transforms of the time series).
+    pub v: Vec<Complex64>,
+    pub i: Vec<Complex64>,
+    /// Input impedance V/I (Ω).
+    pub z: Vec<Complex64>,
+    /// Incident and reflected waves a = (V + Z0·I)/(2√Z0), b = (V − Z0·I)/(2√Z0).
+    pub a: Vec<Complex64>,
+    pub b: Vec<Complex64>,
+    /// S_{this port, driven port} = b / a_driven.
+    pub s: Vec<Complex64>,
+    /// Incident and accepted power, |a|²/2 and (|a|² − |b|²)/2 (W, normalised as the
+    /// module doc says: P_inc = 1 for the driven port).
+    pub p_inc: Vec<f64>,
+    pub p_acc: Vec<f64>,
+}
+
+/// One frequency-domain monitor's result.
+#[derive(Clone, Debug, Default)]
+pub struct MonitorResult {
+    pub name: String,
+    /// `dft` or `flux`.
+    pub kind: String,
+    pub freq: Vec<f64>,
+    /// DFT monitors: per component name (`Ex`..`Hz`), its phasors, shape
+    /// `[freq][i][j][k]` over `dims` (C order), with sample positions `lo` + index·d
+    /// (staggered as the component is).
+    pub fields: Vec<(String, [usize; 3], Vec<Complex64>)>,
+    /// Flux monitors: net power through the plane (along +axis) or out of the box, per
+    /// frequency (W, normalised as the module doc says).
+    pub flux: Vec<f64>,
+}
