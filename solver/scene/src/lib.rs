@@ -215,8 +215,8 @@ impl Default for CpmlParams {
             cells: 10,
             order: 3.0,
             sigma_factor: 1.0,
-            kappa_max: 1.0,
-            alpha_max: 0.0,
+            kappa_max: 5.0,
+            alpha_max: 0.05,
         }
     }
 }

@@ -1502,7 +1502,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             order: 4.0,
             sigma_factor: 1.0,
             kappa_max: 2.5,
-            alpha_max: 0.0,
+            alpha_max: 0.05, // the default
         };
         use Boundary::*;
         assert_eq!(s.boundaries.faces, [Periodic, Periodic, Pec, Pec, Pec, Cpml(cpml)]);
