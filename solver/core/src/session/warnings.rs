@@ -45,6 +45,8 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     if scene.sources.is_empty() {
         out.push("the scene has no sources: every field stays zero (add a [[sources]] entry)".to_string());
     }
+    // Objects that leave no trace on the grid, wire radii a cylinder describes better.
+    out.extend(crate::model::thin::warnings(scene, g));
     // The band the run resolves: at least one period within the run, and 10 cells per
     // wavelength in the slowest material.
     let nmax = scene
