@@ -65,3 +65,153 @@ pub(super) fn plate(t: &Tbl, cell: [f64; 3]) -> R<Shape> {
     }
     Ok(Shape::Plate { min, max, axis })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Scene, Shape};
+
+    // Lines 1-8: a 40-cell cube of 1 mm, and a dielectric.
+    const HEAD: &str =
+        "[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.copper]\nsigma = 5.8e7\n[[objects]]\n";
+
+    fn parse(body: &str) -> Result<Scene, String> {
+        Scene::parse(&format!("{HEAD}{body}"), "bad.toml").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn wires_and_plates_parse() {
+        let s = parse(
+            "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.01, 0.01, 0.01], [0.01, 0.01, 0.02], [0.02, 0.02, 0.02]]\nradius = 1e-4\n\
+             [[objects]]\nshape = \"plate\"\nmaterial = \"pec\"\nmin = [0.01, 0.005, 0.02]\nmax = [0.02, 0.0052, 0.03]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            s.objects[0].shape,
+            Shape::Wire {
+                points: vec![[0.01, 0.01, 0.01], [0.01, 0.01, 0.02], [0.02, 0.02, 0.02]],
+                radius: Some(1e-4)
+            }
+        );
+        assert_eq!(
+            s.objects[1].shape,
+            Shape::Plate {
+                min: [0.01, 0.005, 0.02],
+                max: [0.02, 0.0052, 0.03],
+                axis: 1
+            }
+        );
+        assert_eq!(s.objects[1].shape.name(), "plate");
+        let w = parse("shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0, 0, 0], [0.04, 0, 0]]\n").unwrap();
+        assert_eq!(
+            w.objects[0].shape,
+            Shape::Wire {
+                points: vec![[0.0; 3], [0.04, 0.0, 0.0]],
+                radius: None
+            }
+        );
+    }
+
+    #[test]
+    fn bad_wires_and_plates_are_rejected_with_positions() {
+        // (body, needles, line, column); the body starts on line 9.
+        let cases: &[(&str, &[&str], usize, usize)] = &[
+            (
+                "shape = \"wire\"\nmaterial = \"copper\"\npoints = [[0, 0, 0], [0.01, 0, 0]]\n",
+                &[
+                    "objects[0].material: a wire is a thin perfect conductor: its material must be \"pec\" (got \"copper\")",
+                    "help: for a lossy or dielectric conductor use a box or cylinder",
+                ],
+                10,
+                12,
+            ),
+            (
+                "shape = \"plate\"\nmaterial = \"vacuum\"\nmin = [0, 0, 0]\nmax = [0.01, 0.01, 0]\n",
+                &["objects[0].material: a plate is a thin perfect conductor: its material must be \"pec\""],
+                10,
+                12,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.01, 0.01, 0.01]]\n",
+                &["objects[0].points: a wire needs at least 2 points, found 1", "help: give both ends"],
+                11,
+                10,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [0.01, 0.01, 0.01]\n",
+                &["objects[0].points[0]: expected an array of 3 numbers [x, y, z], found float 0.01"],
+                11,
+                11,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.01, 0.01, 0.01], [0.01, 0.05, 0.01]]\n",
+                &["objects[0].points[1]: position [0.01, 0.05, 0.01] m is outside the domain"],
+                11,
+                31,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.01, 0.01, 0.01], [0.01, 0.01, 0.01]]\n",
+                &["objects[0].points: the wire has zero length"],
+                11,
+                10,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0, 0, 0], [0.01, 0, 0]]\nradius = -1\n",
+                &["objects[0].radius: must be > 0 (got -1)"],
+                12,
+                10,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\nmin = [0, 0, 0]\n",
+                &["objects[0].min: \"min\" does not apply to a wire", "help: a wire takes \"points\", \"radius\""],
+                11,
+                1,
+            ),
+            (
+                "shape = \"plate\"\nmaterial = \"pec\"\nmin = [0, 0, 0]\nmax = [0.01, 0.01, 0.01]\n",
+                &[
+                    "objects[0].max: a plate must be thinner than a cell along one axis; this one is 10 x 10 x 10 cells",
+                    "help: give min and max the same coordinate along the plate's normal",
+                ],
+                12,
+                7,
+            ),
+            (
+                "shape = \"plate\"\nmaterial = \"pec\"\nmin = [0, 0.01, 0.01]\nmax = [0.01, 0.01, 0.01]\n",
+                &["objects[0].max: the plate has zero extent along two axes: it is a line", "shape = \"wire\""],
+                12,
+                7,
+            ),
+            (
+                "shape = \"plate\"\nmaterial = \"pec\"\nmin = [0, 0.01, 0.01]\nmax = [0.01, 0.005, 0.01]\n",
+                &["objects[0].max: max is below min along y"],
+                12,
+                7,
+            ),
+            (
+                "shape = \"wir\"\n",
+                &["objects[0].shape: unknown shape \"wir\"", "did you mean \"wire\"?"],
+                9,
+                9,
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (i, (body, needles, line, column)) in cases.iter().enumerate() {
+            let msg = match parse(body) {
+                Ok(_) => {
+                    failures.push(format!("case {i}: parsed without error"));
+                    continue;
+                }
+                Err(m) => m,
+            };
+            if !msg.starts_with(&format!("bad.toml:{line}:{column}: ")) {
+                failures.push(format!("case {i}: expected position {line}:{column}, got:\n{msg}"));
+            }
+            for n in needles.iter() {
+                if !msg.contains(n) {
+                    failures.push(format!("case {i}: message lacks {n:?}:\n{msg}"));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+}
