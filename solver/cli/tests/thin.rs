@@ -137,3 +137,32 @@ fn a_wire_of_a_dielectric_is_refused_with_its_position() {
         "{err}"
     );
 }
+
+#[test]
+fn the_geometry_plot_draws_thin_conductors() {
+    use fdtd::model::Model;
+    use fdtd::plot::{Canvas, Geometry};
+    let scene = fdtd::scene::Scene::parse(SCENE, "s.toml").unwrap();
+    let model = Model::discretize(&scene).unwrap();
+    let geom = Geometry::new(&scene, &model);
+    assert_eq!(geom.thin.len(), 4 + 37 + 12);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.png");
+    // Through the wire's grid line x = y = 10 mm.
+    let fig = fdtd::plot::geometry::geometry_png(&geom, [0.010, 0.010, 0.007], &path, "thin").unwrap();
+    let c = Canvas::load_png(&path).unwrap();
+    let thin = [150, 40, 0];
+    let at = |panel: usize, u: f64, v: f64| {
+        let p = fig.panels[panel].pixel(u, v);
+        c.pixel(p.0, p.1)
+    };
+    // yz (x = 10 mm) and xz (y = 10 mm): the wire, from z = 5 to 9 mm, as a line.
+    for z in [0.0055, 0.007, 0.0085] {
+        assert_eq!(at(0, 0.010, z), Some(thin), "yz at z = {z}");
+        assert_eq!(at(1, 0.010, z), Some(thin), "xz at z = {z}");
+    }
+    assert_ne!(at(0, 0.010, 0.0105), Some(thin));
+    // xy (z = 7 mm): the wire crosses it, a dot.
+    assert_eq!(at(2, 0.010, 0.010), Some(thin));
+    assert_ne!(at(2, 0.012, 0.012), Some(thin));
+}
