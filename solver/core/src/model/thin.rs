@@ -26,7 +26,7 @@
 //! thin conductor cannot be removed by another object.
 //!
 //! A wire one edge wide has an effective radius of about 0.135·Δ (Δ the cell size across
-//! it; Taflove & Hagness §10.3); a wire's `radius` is informational.
+//! it; Taflove & Hagness, on thin wires); a wire's `radius` is informational.
 use super::{CoefTable, Grid};
 use crate::scene::{MaterialKind, Scene, Shape};
 
