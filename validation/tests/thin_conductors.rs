@@ -93,18 +93,28 @@ fn the_field_on_a_sub_cell_pec_strip_or_wire_is_zero() {
     // Without the conductor (what cell painting alone makes of it) the line sees the
     // source as the mirror point does.
     assert!(mirror > 0.0 && on > 0.5 * mirror, "{on} vs {mirror}");
-    for (name, obj) in [("0.3 mm strip", STRIP), ("0.3 mm wire", THIN_BOX), ("wire object", WIRE)] {
+    for (name, obj) in [
+        ("0.3 mm strip", STRIP),
+        ("0.3 mm wire", THIN_BOX),
+        ("wire object", WIRE),
+    ] {
         let run = cpu(&model(&format!("{STRIP_HEAD}{obj}")));
         let (on, mirror) = (peak(&run.probes[0][0].1), peak(&run.probes[1][0].1));
         println!("{name}: |Ez| on the conductor {on:.3e}, at the mirror point {mirror:.3e}");
         assert!(mirror > 0.0, "{name}: the source reached nothing");
-        assert!(on < 1e-6 * mirror, "{name}: {on} on the conductor vs {mirror} beside it");
+        assert!(
+            on < 1e-6 * mirror,
+            "{name}: {on} on the conductor vs {mirror} beside it"
+        );
     }
 }
 
 #[test]
 fn a_sub_cell_box_and_the_explicit_wire_give_the_same_fields() {
-    let (b, w) = (model(&format!("{STRIP_HEAD}{THIN_BOX}")), model(&format!("{STRIP_HEAD}{WIRE}")));
+    let (b, w) = (
+        model(&format!("{STRIP_HEAD}{THIN_BOX}")),
+        model(&format!("{STRIP_HEAD}{WIRE}")),
+    );
     assert_eq!(b.mat, w.mat);
     assert_eq!(b.coefs, w.coefs);
     // Probes beside the wire, where the field is not zero.
@@ -173,7 +183,9 @@ fn a_thin_wire_dipole_runs_the_same_on_the_gpu() {
     let plane = ((m.grid.n[1] + 1) * (m.grid.n[2] + 1) * 4) as u64;
     let c = cpu(&m);
     // The wires matter: the same run without them differs by far more than the bound.
-    let bare = cpu(&model(&DIPOLE.replace("[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints", "#")));
+    let bare = cpu(&model(
+        &DIPOLE.replace("[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints", "#"),
+    ));
     let change = fdtd_validation::rel_l2(&bare.probes[1][2].1, &c.probes[1][2].1);
     println!("the wires change the near Ez by {change:.3} (relative L2)");
     assert!(change > 0.1, "{change}");
@@ -212,7 +224,12 @@ fn a_thin_wire_dipole_runs_the_same_on_the_gpu() {
                 assert_eq!(c.probes[p][s].0, gpu.probes[p][s].0);
                 let diff = norm(&vc.iter().zip(vg).map(|(a, b)| a - b).collect::<Vec<f32>>());
                 let e = diff / norm(vc).max(0.01 * scale).max(f64::MIN_POSITIVE);
-                assert!(e <= 1e-5, "{} {}: CPU/GPU error {e:.3e} ({slabs} slab(s))", probe.name, sample.component);
+                assert!(
+                    e <= 1e-5,
+                    "{} {}: CPU/GPU error {e:.3e} ({slabs} slab(s))",
+                    probe.name,
+                    sample.component
+                );
                 worst = worst.max(e);
             }
         }

@@ -77,14 +77,23 @@ fn check_lists_objects_with_their_coverage_and_warns_about_empty_ones() {
             .to_string()
     };
     // Wire: nodes z 5..9 on the line (10, 10): 4 Ez edges.
-    assert!(line("objects[0] (wire of \"pec\")").ends_with(" 4 E edges (thin conductor)"), "{out}");
+    assert!(
+        line("objects[0] (wire of \"pec\")").ends_with(" 4 E edges (thin conductor)"),
+        "{out}"
+    );
     assert!(line("objects[1] (box of \"glass\")").ends_with(" 6 cells"), "{out}");
     assert!(line("objects[2] (box of \"glass\")").ends_with(" 0 cells"), "{out}");
     // A 0.3 mm PEC strip, 12 × 1 mm in x, y: the plate z = 15 mm, nodes x 4..16, y 6..7:
     // 12 × 2 Ex + 13 × 1 Ey edges.
-    assert!(line("objects[3] (box of \"pec\")").ends_with(" 37 E edges (thin conductor)"), "{out}");
+    assert!(
+        line("objects[3] (box of \"pec\")").ends_with(" 37 E edges (thin conductor)"),
+        "{out}"
+    );
     // Plate normal y at 12 mm, x 12..14, z 2..4 mm: 2 × 3 Ex + 3 × 2 Ez edges.
-    assert!(line("objects[4] (plate of \"pec\")").ends_with(" 12 E edges (thin conductor)"), "{out}");
+    assert!(
+        line("objects[4] (plate of \"pec\")").ends_with(" 12 E edges (thin conductor)"),
+        "{out}"
+    );
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: objects")).collect();
     assert_eq!(warnings.len(), 1, "{err}");
     assert!(
@@ -121,13 +130,21 @@ fn check_lists_objects_with_their_coverage_and_warns_about_empty_ones() {
     assert_eq!(objects[2]["material"], "glass");
     assert_eq!(objects[2]["index"], 2);
     let w = v["warnings"].as_array().unwrap();
-    assert!(w.iter().any(|w| w.as_str().unwrap().starts_with("objects[2] (box of \"glass\")")), "{w:?}");
+    assert!(
+        w.iter()
+            .any(|w| w.as_str().unwrap().starts_with("objects[2] (box of \"glass\")")),
+        "{w:?}"
+    );
 }
 
 #[test]
 fn a_wire_of_a_dielectric_is_refused_with_its_position() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = SCENE.replacen("shape = \"wire\"\nmaterial = \"pec\"", "shape = \"wire\"\nmaterial = \"glass\"", 1);
+    let bad = SCENE.replacen(
+        "shape = \"wire\"\nmaterial = \"pec\"",
+        "shape = \"wire\"\nmaterial = \"glass\"",
+        1,
+    );
     std::fs::write(dir.path().join("bad.toml"), bad).unwrap();
     let o = fdtd(dir.path(), &["check", "bad.toml"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));

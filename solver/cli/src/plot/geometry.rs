@@ -208,11 +208,19 @@ impl Geometry {
             if e.axis == axis {
                 let (lo, hi) = (p[axis] as f64 * d[axis], (p[axis] + 1) as f64 * d[axis]);
                 if lo <= at && at <= hi {
-                    dots.push(Circle::new((p[u] as f64 * d[u], p[v] as f64 * d[v]), 3, THIN_PEC.filled()));
+                    dots.push(Circle::new(
+                        (p[u] as f64 * d[u], p[v] as f64 * d[v]),
+                        3,
+                        THIN_PEC.filled(),
+                    ));
                 }
             } else if p[axis] == node {
                 let a = (p[u] as f64 * d[u], p[v] as f64 * d[v]);
-                let b = if e.axis == u { (a.0 + d[u], a.1) } else { (a.0, a.1 + d[v]) };
+                let b = if e.axis == u {
+                    (a.0 + d[u], a.1)
+                } else {
+                    (a.0, a.1 + d[v])
+                };
                 lines.push(PathElement::new(vec![a, b], style));
             }
         }
@@ -433,7 +441,10 @@ pub fn geometry_png(geom: &Geometry, at: [f64; 3], path: &Path, title: &str) -> 
         let mut x = x + 160;
         if !geom.thin.is_empty() {
             legend
-                .draw(&PathElement::new(vec![(x, y + 8), (x + 16, y + 8)], THIN_PEC.stroke_width(3)))
+                .draw(&PathElement::new(
+                    vec![(x, y + 8), (x + 16, y + 8)],
+                    THIN_PEC.stroke_width(3),
+                ))
                 .and_then(|_| legend.draw(&Text::new("thin PEC", (x + 22, y + 1), font.clone())))
                 .map_err(draw_err("the legend"))?;
             x += 100;

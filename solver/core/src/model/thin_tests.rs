@@ -45,7 +45,8 @@ fn chain(axis: usize, at: [usize; 3], range: std::ops::Range<usize>) -> BTreeSet
         .collect()
 }
 
-const WIRE_Z: &str = "[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.005, 0.005, 0.002], [0.005, 0.005, 0.007]]\n";
+const WIRE_Z: &str =
+    "[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.005, 0.005, 0.002], [0.005, 0.005, 0.007]]\n";
 
 #[test]
 fn a_sub_cell_pec_box_is_the_wire_along_its_nearest_grid_line() {
@@ -104,7 +105,10 @@ fn an_oblique_segment_is_a_connected_staircase_near_the_line() {
         for e in &s {
             let a = e.axis;
             let other = (0..3).all(|b| b == a || e.index[b] == cur[b]);
-            assert!(other && (e.index[a] == cur[a] || e.index[a] + 1 == cur[a]), "{p:?}→{q:?}: {e:?} at {cur:?}");
+            assert!(
+                other && (e.index[a] == cur[a] || e.index[a] + 1 == cur[a]),
+                "{p:?}→{q:?}: {e:?} at {cur:?}"
+            );
             cur[a] = if e.index[a] == cur[a] { cur[a] + 1 } else { cur[a] - 1 };
             // Every node of the path is within one cell of the straight segment.
             let d = dist_to_segment(cur, p, q);
@@ -121,7 +125,8 @@ fn dist_to_segment(x: [usize; 3], p: [usize; 3], q: [usize; 3]) -> f64 {
     let f = |v: [usize; 3]| v.map(|c| c as f64);
     let (x, p, q) = (f(x), f(p), f(q));
     let d = [0, 1, 2].map(|a| q[a] - p[a]);
-    let t = ((0..3).map(|a| (x[a] - p[a]) * d[a]).sum::<f64>() / (0..3).map(|a| d[a] * d[a]).sum::<f64>()).clamp(0.0, 1.0);
+    let t =
+        ((0..3).map(|a| (x[a] - p[a]) * d[a]).sum::<f64>() / (0..3).map(|a| d[a] * d[a]).sum::<f64>()).clamp(0.0, 1.0);
     (0..3).map(|a| (x[a] - p[a] - t * d[a]).powi(2)).sum::<f64>().sqrt()
 }
 
@@ -144,12 +149,18 @@ fn a_plate_is_the_tangential_edges_of_its_nearest_plane() {
     let mut want = BTreeSet::new();
     for i in 2..6 {
         for j in 3..=5 {
-            want.insert(Edge { axis: 0, index: [i, j, 2] });
+            want.insert(Edge {
+                axis: 0,
+                index: [i, j, 2],
+            });
         }
     }
     for j in 3..5 {
         for i in 2..=6 {
-            want.insert(Edge { axis: 1, index: [i, j, 2] });
+            want.insert(Edge {
+                axis: 1,
+                index: [i, j, 2],
+            });
         }
     }
     assert_eq!(pec_edges(&m), want);
@@ -186,7 +197,8 @@ fn thin_cylinders_become_wires_and_thin_discs_plates() {
 #[test]
 fn objects_that_cover_cells_keep_their_cell_description() {
     // A one-cell-wide PEC bar: 4 edge chains around it, as before; not thin.
-    let bar = "[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.005, 0.005, 0.002]\nmax = [0.006, 0.006, 0.007]\n";
+    let bar =
+        "[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.005, 0.005, 0.002]\nmax = [0.006, 0.006, 0.007]\n";
     let (scene, m) = model(bar);
     let cov = coverage(&scene, &m.grid);
     assert_eq!((cov[0].thin, cov[0].cells, cov[0].edges), (false, 5, 0));
@@ -198,7 +210,9 @@ fn objects_that_cover_cells_keep_their_cell_description() {
     // Plus the edges across the bar's faces (Ex, Ey on its end faces and sides).
     let edges = pec_edges(&m);
     assert!(want.is_subset(&edges));
-    assert!(edges.iter().all(|e| (5..=6).contains(&e.index[0]) && (5..=6).contains(&e.index[1])));
+    assert!(edges
+        .iter()
+        .all(|e| (5..=6).contains(&e.index[0]) && (5..=6).contains(&e.index[1])));
     // A thick dielectric box or a thin dielectric sheet never stamps edges.
     let (scene, m) = model(
         "[[objects]]\nshape = \"box\"\nmaterial = \"glass\"\nmin = [0.002, 0.002, 0.00405]\nmax = [0.008, 0.008, 0.00435]\n",
@@ -251,9 +265,17 @@ fn coverage_counts_cells_and_edges_and_warnings_name_empty_objects() {
     assert_eq!(cov[1].amount(), "6 cells");
     let w = warnings(&scene, &m.grid);
     assert_eq!(w.len(), 3, "{w:#?}");
-    assert!(w[0].starts_with("objects[2] (box of \"glass\"): covers nothing"), "{}", w[0]);
+    assert!(
+        w[0].starts_with("objects[2] (box of \"glass\"): covers nothing"),
+        "{}",
+        w[0]
+    );
     assert!(w[0].contains("thin dielectric"), "{}", w[0]);
-    assert!(w[1].starts_with("objects[3] (wire of \"pec\"): covers nothing"), "{}", w[1]);
+    assert!(
+        w[1].starts_with("objects[3] (wire of \"pec\"): covers nothing"),
+        "{}",
+        w[1]
+    );
     assert!(w[2].contains("radius 0.0008 m is more than half a cell"), "{}", w[2]);
     // The session's warnings include them.
     let all = crate::session::scene_warnings(&scene, &m);
