@@ -167,82 +167,147 @@ pub fn staircase(p: [usize; 3], q: [usize; 3]) -> Vec<Edge> {
     out
 }
 
-/// Tangential E edges of the plane normal to `axis` at node `plane`, over nodes
-/// `lo..=hi` along the other two axes, kept where `keep(edge centre)` holds.
-fn plate_edges(
-    grid: &Grid,
-    axis: usize,
-    plane: usize,
-    lo: [usize; 3],
-    hi: [usize; 3],
-    keep: impl Fn([f64; 3]) -> bool,
-) -> Vec<Edge> {
-    let mut out = Vec::new();
-    let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
-    for (along, across) in [(b, c), (c, b)] {
-        for e in lo[along]..hi[along] {
-            for n in lo[across]..=hi[across] {
-                let mut index = [0; 3];
-                index[axis] = plane;
-                index[along] = e;
-                index[across] = n;
-                let mut centre = index.map(|x| x as f64);
-                centre[along] += 0.5;
-                let centre = [0, 1, 2].map(|x| centre[x] * grid.d[x]);
-                if keep(centre) {
-                    out.push(Edge { axis: along, index });
+/// A thin object on the grid: a list of edges (wires, sorted and without repeats), or a
+/// plate, walked without a list (a ground plane may have many edges).
+enum Stamp {
+    Chain(Vec<Edge>),
+    /// The tangential E edges of the plane normal to `axis` at node `plane`, over nodes
+    /// `lo..=hi` along the other two axes; with `disc = (centre, radius)`, only the edges
+    /// whose centre lies within `radius` of the line through `centre` along `axis`.
+    Plate {
+        axis: usize,
+        plane: usize,
+        lo: [usize; 3],
+        hi: [usize; 3],
+        disc: Option<([f64; 3], f64)>,
+    },
+}
+
+impl Stamp {
+    fn for_each(&self, grid: &Grid, mut f: impl FnMut(Edge)) {
+        let (axis, plane, lo, hi, disc) = match self {
+            Stamp::Chain(edges) => return edges.iter().copied().for_each(f),
+            Stamp::Plate {
+                axis,
+                plane,
+                lo,
+                hi,
+                disc,
+            } => (*axis, *plane, *lo, *hi, *disc),
+        };
+        let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+        for (along, across) in [(b, c), (c, b)] {
+            for e in lo[along]..hi[along] {
+                for n in lo[across]..=hi[across] {
+                    let mut index = [0; 3];
+                    index[axis] = plane;
+                    index[along] = e;
+                    index[across] = n;
+                    if let Some((centre, radius)) = disc {
+                        let mut p = index.map(|x| x as f64);
+                        p[along] += 0.5;
+                        let r2: f64 = [along, across]
+                            .iter()
+                            .map(|&x| (p[x] * grid.d[x] - centre[x]).powi(2))
+                            .sum();
+                        if r2 > radius * radius {
+                            continue;
+                        }
+                    }
+                    f(Edge { axis: along, index });
                 }
             }
         }
     }
-    out
+
+    fn count(&self, grid: &Grid) -> u64 {
+        match self {
+            Stamp::Chain(edges) => edges.len() as u64,
+            Stamp::Plate {
+                axis,
+                lo,
+                hi,
+                disc: None,
+                ..
+            } => {
+                let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+                let n = |a: usize| (hi[a] - lo[a]) as u64;
+                n(b) * (n(c) + 1) + n(c) * (n(b) + 1)
+            }
+            Stamp::Plate { .. } => {
+                let mut n = 0;
+                self.for_each(grid, |_| n += 1);
+                n
+            }
+        }
+    }
+
+    fn edges(&self, grid: &Grid) -> Vec<Edge> {
+        let mut out = Vec::new();
+        self.for_each(grid, |e| out.push(e));
+        out
+    }
 }
 
-/// The E edges of a thin object, or `None` for an object described by its cells. `cells`
-/// is the object's [`cell_count`] (only asked for PEC boxes and cylinders).
-fn object_edges(scene: &Scene, obj: usize, grid: &Grid, cells: impl Fn() -> u64) -> Option<Vec<Edge>> {
+/// A thin object's stamp, or `None` for an object described by its cells. `cells` gives
+/// the object's [`cell_count`] (only asked for PEC boxes and cylinders).
+fn stamp(scene: &Scene, obj: usize, grid: &Grid, cells: impl Fn() -> u64) -> Option<Stamp> {
     let o = &scene.objects[obj];
     let pec = matches!(scene.materials[o.material].kind, MaterialKind::Pec);
-    let mut edges = match &o.shape {
-        Shape::Wire { points, .. } => points
-            .windows(2)
-            .flat_map(|s| staircase(node3(grid, s[0]), node3(grid, s[1])))
-            .collect(),
-        Shape::Plate { min, max, axis } => {
-            let plane = node(grid, *axis, 0.5 * (min[*axis] + max[*axis]));
-            plate_edges(grid, *axis, plane, node3(grid, *min), node3(grid, *max), |_| true)
-        }
+    let chain = |mut edges: Vec<Edge>| {
+        edges.sort_unstable();
+        edges.dedup();
+        Stamp::Chain(edges)
+    };
+    Some(match &o.shape {
+        Shape::Wire { points, .. } => chain(
+            points
+                .windows(2)
+                .flat_map(|s| staircase(node3(grid, s[0]), node3(grid, s[1])))
+                .collect(),
+        ),
+        Shape::Plate { min, max, axis } => Stamp::Plate {
+            axis: *axis,
+            plane: node(grid, *axis, 0.5 * (min[*axis] + max[*axis])),
+            lo: node3(grid, *min),
+            hi: node3(grid, *max),
+            disc: None,
+        },
         Shape::Box { min, max } if pec && cells() == 0 => {
             let (lo, hi) = (node3(grid, *min), node3(grid, *max));
             let flat: Vec<usize> = (0..3).filter(|&a| lo[a] == hi[a]).collect();
             match flat.len() {
-                2 => staircase(lo, hi),
-                1 => plate_edges(grid, flat[0], lo[flat[0]], lo, hi, |_| true),
-                _ => Vec::new(),
+                2 => chain(staircase(lo, hi)),
+                1 => Stamp::Plate {
+                    axis: flat[0],
+                    plane: lo[flat[0]],
+                    lo,
+                    hi,
+                    disc: None,
+                },
+                _ => Stamp::Chain(Vec::new()),
             }
         }
         Shape::Cylinder { a, b, radius } if pec && cells() == 0 => {
             let wire = staircase(node3(grid, *a), node3(grid, *b));
-            let ax = [0, 1, 2].map(|i| b[i] - a[i]);
-            let along: Vec<usize> = (0..3).filter(|&i| ax[i] != 0.0).collect();
+            let along: Vec<usize> = (0..3).filter(|&i| a[i] != b[i]).collect();
             if wire.is_empty() && along.len() == 1 {
                 // A disc thinner than a cell: the nearest plane, within the radius.
                 let n = along[0];
-                let plane = node(grid, n, 0.5 * (a[n] + b[n]));
                 let (lo, hi) = o.shape.bounds();
-                plate_edges(grid, n, plane, node3(grid, lo), node3(grid, hi), |p| {
-                    let r2: f64 = (0..3).filter(|&i| i != n).map(|i| (p[i] - a[i]).powi(2)).sum();
-                    r2 <= radius * radius
-                })
+                Stamp::Plate {
+                    axis: n,
+                    plane: node(grid, n, 0.5 * (a[n] + b[n])),
+                    lo: node3(grid, lo),
+                    hi: node3(grid, hi),
+                    disc: Some((*a, *radius)),
+                }
             } else {
-                wire
+                chain(wire)
             }
         }
         _ => return None,
-    };
-    edges.sort_unstable();
-    edges.dedup();
-    Some(edges)
+    })
 }
 
 /// Every object's coverage, in scene order (what `fdtd check` lists and warns about).
@@ -251,30 +316,37 @@ pub fn coverage(scene: &Scene, grid: &Grid) -> Vec<ObjectCoverage> {
         .map(|i| {
             let o = &scene.objects[i];
             let cells = cell_count(&o.shape, grid);
-            let edges = object_edges(scene, i, grid, || cells);
+            let stamp = stamp(scene, i, grid, || cells);
             ObjectCoverage {
                 index: i,
                 shape: o.shape.name(),
                 material: scene.materials[o.material].name.clone(),
                 cells,
-                thin: edges.is_some(),
-                edges: edges.map_or(0, |e| e.len() as u64),
+                thin: stamp.is_some(),
+                edges: stamp.map_or(0, |s| s.count(grid)),
             }
         })
         .collect()
 }
 
+fn stamps(scene: &Scene, grid: &Grid) -> Vec<(usize, Stamp)> {
+    (0..scene.objects.len())
+        .filter_map(|i| stamp(scene, i, grid, || cell_count(&scene.objects[i].shape, grid)).map(|s| (i, s)))
+        .collect()
+}
+
 /// Every thin object's edges, in scene order: `(object index, edges)`.
 pub fn thin_edges(scene: &Scene, grid: &Grid) -> Vec<(usize, Vec<Edge>)> {
-    (0..scene.objects.len())
-        .filter_map(|i| object_edges(scene, i, grid, || cell_count(&scene.objects[i].shape, grid)).map(|e| (i, e)))
+    stamps(scene, grid)
+        .into_iter()
+        .map(|(i, s)| (i, s.edges(grid)))
         .collect()
 }
 
 /// Stamp every thin object's edges PEC in `mat` (after cell painting; see the module doc).
 pub(super) fn apply(scene: &Scene, grid: &Grid, coefs: &mut CoefTable, mat: &mut [Vec<u16>; 6]) {
-    let thin = thin_edges(scene, grid);
-    if thin.iter().all(|(_, e)| e.is_empty()) {
+    let stamps = stamps(scene, grid);
+    if stamps.iter().all(|(_, s)| s.count(grid) == 0) {
         return;
     }
     let pec = match coefs.e_props.iter().position(Option::is_none) {
@@ -285,10 +357,10 @@ pub(super) fn apply(scene: &Scene, grid: &Grid, coefs: &mut CoefTable, mat: &mut
             (coefs.e.len() - 1) as u16
         }
     };
-    for (_, edges) in thin {
-        for e in edges {
-            mat[e.axis][grid.idx(e.index[0], e.index[1], e.index[2])] = pec;
-        }
+    for (_, s) in stamps {
+        s.for_each(grid, |e| {
+            mat[e.axis][grid.idx(e.index[0], e.index[1], e.index[2])] = pec
+        });
     }
 }
 

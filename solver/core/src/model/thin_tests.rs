@@ -145,7 +145,7 @@ fn an_oblique_wire_and_a_polyline_are_their_staircases() {
 fn a_plate_is_the_tangential_edges_of_its_nearest_plane() {
     // Normal z at 2.2 mm → plane k = 2; x 2..6 mm, y 3..5 mm.
     let plate = "[[objects]]\nshape = \"plate\"\nmaterial = \"pec\"\nmin = [0.002, 0.003, 0.0022]\nmax = [0.006, 0.005, 0.0022]\n";
-    let (_, m) = model(plate);
+    let (scene, m) = model(plate);
     let mut want = BTreeSet::new();
     for i in 2..6 {
         for j in 3..=5 {
@@ -164,6 +164,7 @@ fn a_plate_is_the_tangential_edges_of_its_nearest_plane() {
         }
     }
     assert_eq!(pec_edges(&m), want);
+    assert_eq!(coverage(&scene, &m.grid)[0].edges, want.len() as u64);
     // A PEC box 0.3 mm thick around the same plane is the same plate.
     let (_, b) = model(
         "[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.002, 0.003, 0.00205]\nmax = [0.006, 0.005, 0.00235]\n",
@@ -179,7 +180,7 @@ fn thin_cylinders_become_wires_and_thin_discs_plates() {
     let (_, wire) = model(WIRE_Z);
     assert_eq!(cyl.mat, wire.mat);
     // A disc of radius 2.2 mm, 0.2 mm thick, centred on node (6, 5) at z = 4 mm.
-    let (_, disc) = model(
+    let (disc_scene, disc) = model(
         "[[objects]]\nshape = \"cylinder\"\nmaterial = \"pec\"\na = [0.006, 0.005, 0.0039]\nb = [0.006, 0.005, 0.0041]\nradius = 2.2e-3\n",
     );
     let edges = pec_edges(&disc);
@@ -192,6 +193,7 @@ fn thin_cylinders_become_wires_and_thin_discs_plates() {
         .count();
     assert_eq!(count(0), expect);
     assert_eq!(count(1), expect);
+    assert_eq!(coverage(&disc_scene, &disc.grid)[0].edges, 2 * expect as u64);
 }
 
 #[test]
