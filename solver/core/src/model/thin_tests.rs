@@ -283,3 +283,24 @@ fn coverage_counts_cells_and_edges_and_warnings_name_empty_objects() {
     let all = crate::session::scene_warnings(&scene, &m);
     assert!(all.iter().any(|x| x.starts_with("objects[2]")), "{all:#?}");
 }
+
+#[test]
+fn a_current_source_on_a_wire_edge_is_warned_about() {
+    let src = |z: &str| {
+        format!(
+            "{WIRE_Z}[[sources]]\nname = \"feed\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.005, 0.005, {z}]\n\
+             waveform = {{ type = \"gaussian\", frequency = 20e9 }}\n"
+        )
+    };
+    // On the wire (edge k = 4, z 4..5 mm): warned; just past its end (k = 7): not.
+    let (scene, m) = model(&src("0.0045"));
+    let w = crate::session::scene_warnings(&scene, &m);
+    assert!(
+        w.iter()
+            .any(|x| x.starts_with("source feed: its Ez sample [5, 5, 4] is a PEC edge")),
+        "{w:#?}"
+    );
+    let (scene, m) = model(&src("0.0075"));
+    let w = crate::session::scene_warnings(&scene, &m);
+    assert!(!w.iter().any(|x| x.contains("PEC edge")), "{w:#?}");
+}
