@@ -286,6 +286,20 @@ pub enum Shape {
         b: [f64; 3],
         radius: f64,
     },
+    /// A thin PEC wire along a polyline (at least 2 points, m): it covers no cells, it
+    /// becomes the E edges of the grid path nearest to it (`fdtd_core::model` `thin`).
+    /// `radius` (m) is informational.
+    Wire {
+        points: Vec<[f64; 3]>,
+        radius: Option<f64>,
+    },
+    /// A thin PEC plate, the rectangle `min..max` with (near) zero extent along `axis`:
+    /// it covers no cells, it becomes the tangential E edges of the nearest grid plane.
+    Plate {
+        min: [f64; 3],
+        max: [f64; 3],
+        axis: usize,
+    },
 }
 
 impl Shape {
@@ -310,6 +324,19 @@ impl Shape {
                 let d2: f64 = (0..3).map(|i| (ap[i] - t * ax[i]).powi(2)).sum();
                 d2 <= radius * radius
             }
+            // Thin conductors own edges, never cells.
+            Shape::Wire { .. } | Shape::Plate { .. } => false,
+        }
+    }
+
+    /// The shape's name in the scene file (`shape = "..."`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shape::Box { .. } => "box",
+            Shape::Sphere { .. } => "sphere",
+            Shape::Cylinder { .. } => "cylinder",
+            Shape::Wire { .. } => "wire",
+            Shape::Plate { .. } => "plate",
         }
     }
 
@@ -331,6 +358,18 @@ impl Shape {
                 }
                 (lo, hi)
             }
+            Shape::Wire { points, .. } => {
+                let mut lo = [f64::INFINITY; 3];
+                let mut hi = [f64::NEG_INFINITY; 3];
+                for p in points {
+                    for a in 0..3 {
+                        lo[a] = lo[a].min(p[a]);
+                        hi[a] = hi[a].max(p[a]);
+                    }
+                }
+                (lo, hi)
+            }
+            Shape::Plate { min, max, .. } => (*min, *max),
         }
     }
 }

@@ -16,6 +16,8 @@ use std::path::Path;
 use toml::de::{DeInteger, DeTable, DeValue};
 use toml::Spanned;
 
+mod thin;
+
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
@@ -100,9 +102,9 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     p.keep(checkpoint(root.get("checkpoint")));
     let size = dom.as_ref().map(|(d, _)| d.size());
     let mut objects = Vec::new();
-    if let (Some(mats), Some(size)) = (&materials, size) {
+    if let (Some(mats), Some((d, _))) = (&materials, &dom) {
         for t in p.keep(list(root.get("objects"), "objects")).unwrap_or_default() {
-            objects.extend(p.keep(object(&t, mats, size)));
+            objects.extend(p.keep(object(&t, mats, d.size(), d.cell_size)));
         }
     }
     let mut srcs = Vec::new();
@@ -567,15 +569,18 @@ pub(super) fn checkpoint_section(text: &str) -> CheckpointSection {
     checkpoint(root.get("checkpoint")).unwrap_or_default()
 }
 
-const SHAPE_KEYS: [(&str, &[&str]); 3] = [
+const SHAPE_KEYS: [(&str, &[&str]); 5] = [
     ("box", &["min", "max"]),
     ("sphere", &["center", "radius"]),
     ("cylinder", &["a", "b", "radius"]),
+    ("wire", &["points", "radius"]),
+    ("plate", &["min", "max"]),
 ];
 
-fn object(t: &Tbl, materials: &[Material], size: [f64; 3]) -> R<Object> {
+fn object(t: &Tbl, materials: &[Material], size: [f64; 3], cell: [f64; 3]) -> R<Object> {
     let shape_v = t.req("shape")?;
-    let shape_name = choice(&shape_v, "shape", &["box", "sphere", "cylinder"], |_| None)?;
+    let names: Vec<&str> = SHAPE_KEYS.iter().map(|(s, _)| *s).collect();
+    let shape_name = choice(&shape_v, "shape", &names, |_| None)?;
     let geometry = SHAPE_KEYS
         .iter()
         .find(|(s, _)| *s == shape_name)
@@ -595,8 +600,19 @@ fn object(t: &Tbl, materials: &[Material], size: [f64; 3]) -> R<Object> {
             )
         })
     })?;
-    let material = material_ref(&t.req("material")?, materials)?;
+    let material_v = t.req("material")?;
+    let material = material_ref(&material_v, materials)?;
+    if matches!(shape_name, "wire" | "plate") && materials[material].kind != MaterialKind::Pec {
+        return Err(material_v
+            .err(format!(
+                "a {shape_name} is a thin perfect conductor: its material must be \"pec\" (got {:?})",
+                materials[material].name
+            ))
+            .hint("for a lossy or dielectric conductor use a box or cylinder at least one cell thick"));
+    }
     let shape = match shape_name {
+        "wire" => thin::wire(t, size)?,
+        "plate" => thin::plate(t, cell)?,
         "box" => {
             let min = t.req("min")?.vec3()?;
             let max_v = t.req("max")?;

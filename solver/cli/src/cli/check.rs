@@ -99,6 +99,12 @@ fn print_report(scene: &Scene, model: &Model) {
         model.coefs.h.len()
     );
 
+    let objects = fdtd::model::thin::coverage(scene, g);
+    outln!("objects ({})", objects.len());
+    for c in &objects {
+        outln!("  {:<32} {}", c.label(), c.amount());
+    }
+
     outln!("sources ({})", model.sources.len());
     for s in &model.sources {
         let kind = match s.kind {
@@ -288,6 +294,15 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
             MaterialKind::Pec => json!({ "name": m.name, "pec": true }),
         })
         .collect();
+    let objects: Vec<Value> = fdtd::model::thin::coverage(&scene, g)
+        .iter()
+        .map(|c| {
+            json!({
+                "index": c.index, "shape": c.shape, "material": c.material, "thin": c.thin,
+                "cells": c.cells, "edges": c.edges, "empty": c.is_empty(),
+            })
+        })
+        .collect();
     let boundaries: serde_json::Map<String, Value> = Boundaries::FACE_NAMES
         .iter()
         .zip(&scene.boundaries.faces)
@@ -321,6 +336,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         "domain": scene.domain.size(),
         "boundaries": boundaries,
         "materials": materials,
+        "objects": objects,
         "sources": sources,
         "probes": probes,
         "snapshots": snapshots,

@@ -4,6 +4,7 @@
 use super::colormap::material_colour;
 use super::font::{ensure, FAMILY};
 use super::{draw_err, panel_of, plane_axes, si_scale, Canvas, Chart, Figure, PlotError, AXIS_NAMES};
+use crate::model::thin::{thin_edges, Edge};
 use crate::model::{cell_materials, Model};
 use crate::scene::{Boundary, MaterialKind, Scene};
 use plotters::prelude::*;
@@ -31,6 +32,9 @@ pub struct Geometry {
     pub cpml: [usize; 6],
     pub sources: Vec<Marker>,
     pub probes: Vec<Marker>,
+    /// PEC E edges of thin conductors (wires, plates, PEC solids thinner than a cell),
+    /// which the per-cell map cannot show.
+    pub thin: Vec<Edge>,
 }
 
 impl Geometry {
@@ -65,6 +69,7 @@ impl Geometry {
             n: g.n,
             d: g.d,
             cells: cell_materials(scene, g),
+            thin: thin_edges(scene, g).into_iter().flat_map(|(_, e)| e).collect(),
             materials,
             cpml,
             sources: model
@@ -186,6 +191,44 @@ impl Geometry {
         Ok(())
     }
 
+    /// Thin PEC edges near the plane `axis = at` (m): those on the nearest node plane as
+    /// thick lines, those crossing the plane as dots.
+    fn thin_edges<DB: DrawingBackend>(&self, chart: &mut Chart<'_, DB>, axis: usize, at: f64) -> Result<(), PlotError> {
+        if self.thin.is_empty() {
+            return Ok(());
+        }
+        let (u, v) = plane_axes(axis);
+        let d = self.d;
+        let node = ((at / d[axis]).round().max(0.0) as usize).min(self.n[axis]);
+        let style = THIN_PEC.stroke_width(3);
+        let mut lines = Vec::new();
+        let mut dots = Vec::new();
+        for e in &self.thin {
+            let p = e.index;
+            if e.axis == axis {
+                let (lo, hi) = (p[axis] as f64 * d[axis], (p[axis] + 1) as f64 * d[axis]);
+                if lo <= at && at <= hi {
+                    dots.push(Circle::new(
+                        (p[u] as f64 * d[u], p[v] as f64 * d[v]),
+                        3,
+                        THIN_PEC.filled(),
+                    ));
+                }
+            } else if p[axis] == node {
+                let a = (p[u] as f64 * d[u], p[v] as f64 * d[v]);
+                let b = if e.axis == u {
+                    (a.0 + d[u], a.1)
+                } else {
+                    (a.0, a.1 + d[v])
+                };
+                lines.push(PathElement::new(vec![a, b], style));
+            }
+        }
+        chart.draw_series(lines).map_err(draw_err("the thin conductors"))?;
+        chart.draw_series(dots).map_err(draw_err("the thin conductors"))?;
+        Ok(())
+    }
+
     /// The CPML: its layers shaded, its inner edge dashed.
     fn cpml<DB: DrawingBackend>(&self, chart: &mut Chart<'_, DB>, axis: usize) -> Result<(), PlotError> {
         let (u, v) = plane_axes(axis);
@@ -267,6 +310,7 @@ impl Geometry {
     ) -> Result<(), PlotError> {
         let index = self.cell_index(axis, at);
         self.outlines(chart, axis, index, BLACK.stroke_width(1))?;
+        self.thin_edges(chart, axis, at)?;
         self.cpml(chart, axis)?;
         self.markers(chart, axis, at)
     }
@@ -281,6 +325,9 @@ impl Geometry {
         }
     }
 }
+
+/// Thin PEC edges (wires, plates) on geometry figures and overlays.
+const THIN_PEC: RGBColor = RGBColor(150, 40, 0);
 
 /// Pixel height of each panel's plotting area in a geometry figure.
 const PANEL_H: u32 = 380;
@@ -360,6 +407,7 @@ pub fn geometry_png(geom: &Geometry, at: [f64; 3], path: &Path, title: &str) -> 
                 .map_err(draw_err("the axes"))?;
             geom.fill(&mut chart, axis, index)?;
             geom.outlines(&mut chart, axis, index, BLACK.mix(0.5).stroke_width(1))?;
+            geom.thin_edges(&mut chart, axis, at[axis])?;
             geom.cpml(&mut chart, axis)?;
             geom.markers(&mut chart, axis, at[axis])?;
             panels.push(panel_of(&name, &chart, (0.0, size[u]), (0.0, size[v])));
@@ -390,8 +438,18 @@ pub fn geometry_png(geom: &Geometry, at: [f64; 3], path: &Path, title: &str) -> 
             .and_then(|_| legend.draw(&Circle::new((x + 88, y + 8), 5, BLUE.stroke_width(2))))
             .and_then(|_| legend.draw(&Text::new("probe", (x + 100, y + 1), font.clone())))
             .map_err(draw_err("the legend"))?;
+        let mut x = x + 160;
+        if !geom.thin.is_empty() {
+            legend
+                .draw(&PathElement::new(
+                    vec![(x, y + 8), (x + 16, y + 8)],
+                    THIN_PEC.stroke_width(3),
+                ))
+                .and_then(|_| legend.draw(&Text::new("thin PEC", (x + 22, y + 1), font.clone())))
+                .map_err(draw_err("the legend"))?;
+            x += 100;
+        }
         if geom.cpml.iter().any(|&c| c > 0) {
-            let x = x + 160;
             legend
                 .draw(&Rectangle::new([(x, y), (x + 16, y + 16)], BLACK.mix(0.10).filled()))
                 .and_then(|_| legend.draw(&Text::new("CPML", (x + 22, y + 1), font.clone())))

@@ -6,6 +6,7 @@ mod cpml;
 mod grid;
 mod materials;
 mod points;
+pub mod thin;
 
 pub use cpml::{CpmlLayer, Profile};
 pub use grid::Grid;
@@ -144,7 +145,9 @@ impl Model {
             }
         }
         let cpml = cpml::layers(&grid, &scene.boundaries)?;
-        let (coefs, mat) = materials::build(scene, &grid)?;
+        let (mut coefs, mut mat) = materials::build(scene, &grid)?;
+        // Wires, plates and PEC solids thinner than a cell: PEC edges (thin.rs).
+        thin::apply(scene, &grid, &mut coefs, &mut mat);
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let sources = points::sources(scene, &grid, &coefs, &mat)?;
         let probes = points::probes(scene, &grid)?;

@@ -45,6 +45,21 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     if scene.sources.is_empty() {
         out.push("the scene has no sources: every field stays zero (add a [[sources]] entry)".to_string());
     }
+    // Objects that leave no trace on the grid, wire radii a cylinder describes better.
+    out.extend(crate::model::thin::warnings(scene, g));
+    // A current source on a PEC edge (a wire driven without a gap) is scaled by the
+    // edge's zero coefficient.
+    for s in &model.sources {
+        let on_pec =
+            s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
+        if on_pec && s.kind == crate::scene::SourceKind::Current {
+            out.push(format!(
+                "source {}: its {} sample {:?} is a PEC edge, so the current adds nothing; leave a one-edge gap \
+                 in the conductor there",
+                s.name, s.component, s.index
+            ));
+        }
+    }
     // The band the run resolves: at least one period within the run, and 10 cells per
     // wavelength in the slowest material.
     let nmax = scene

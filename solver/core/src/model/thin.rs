@@ -1,0 +1,411 @@
+//! Thin perfect conductors: wires and plates thinner than a cell, as PEC E edges.
+//!
+//! Cells take their material from the cell centre ([`super::materials::paint`]), so a PEC
+//! object that contains no cell centre would vanish. Such objects are represented by E
+//! edges instead, the way gprMax represents edges and plates:
+//!
+//! * `shape = "wire"` (a polyline): each segment's ends snap to the nearest grid nodes, and
+//!   the segment becomes the chain of E edges along a staircase between them ([`staircase`]:
+//!   a 3-D stepping that takes, at each node, the axis whose next half-step the straight
+//!   segment crosses first; an axis-aligned segment is the straight run of edges along its
+//!   axis on the nearest grid line).
+//! * `shape = "plate"` (a rectangle, normal `axis`): the tangential E edges (both
+//!   components) of the grid plane nearest to its mid-plane, over the rectangle with its
+//!   corners snapped to the nearest nodes, its rim included.
+//! * A PEC `box` that covers no cell: its corners snap to the nearest nodes. Flat along two
+//!   axes (same node) it is the wire along the third; flat along one, the plate normal to it.
+//! * A PEC `cylinder` that covers no cell: the wire from `a` to `b`. If that is no edge (a
+//!   disc thinner than a cell) and the cylinder is axis-aligned, the plate of the nearest
+//!   grid plane, limited to the edges whose centre lies within `radius` of the axis.
+//!
+//! Objects that cover at least one cell keep the cell description unchanged.
+//!
+//! **Order rule.** Thin edges are stamped after all cell painting and edge averaging,
+//! whatever their position in the scene: a later solid (a dielectric substrate around a
+//! wire, say) does not erase them. Only a thin conductor makes an edge PEC here, and a
+//! thin conductor cannot be removed by another object.
+//!
+//! A wire one edge wide has an effective radius of about 0.135·Δ (Δ the cell size across
+//! it; Taflove & Hagness, on thin wires); a wire's `radius` is informational.
+use super::{CoefTable, Grid};
+use crate::scene::{MaterialKind, Scene, Shape};
+
+/// One E sample on a cell edge: the component axis (0 = Ex, 1 = Ey, 2 = Ez) and its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Edge {
+    pub axis: usize,
+    pub index: [usize; 3],
+}
+
+/// What one scene object covers on the grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectCoverage {
+    /// Index in `scene.objects` (`objects[index]` in the file).
+    pub index: usize,
+    /// `box`, `sphere`, `cylinder`, `wire`, `plate`.
+    pub shape: &'static str,
+    /// The material's name.
+    pub material: String,
+    /// Cells whose centre the object contains (before later objects repaint them).
+    pub cells: u64,
+    /// Whether the object is represented by E edges (a wire, a plate, or a PEC solid that
+    /// covers no cell).
+    pub thin: bool,
+    /// Distinct E edges it makes PEC (thin objects only).
+    pub edges: u64,
+}
+
+impl ObjectCoverage {
+    /// `objects[2] (box of "glass")`.
+    pub fn label(&self) -> String {
+        format!("objects[{}] ({} of {:?})", self.index, self.shape, self.material)
+    }
+
+    /// `12 cells` or `40 E edges (thin conductor)`.
+    pub fn amount(&self) -> String {
+        if self.thin {
+            format!("{} E edge{} (thin conductor)", self.edges, plural(self.edges))
+        } else {
+            format!("{} cell{}", self.cells, plural(self.cells))
+        }
+    }
+
+    /// Whether the object leaves no trace on the grid.
+    pub fn is_empty(&self) -> bool {
+        if self.thin {
+            self.edges == 0
+        } else {
+            self.cells == 0
+        }
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Cells whose centre `shape` contains, with the same ranges and test as `paint`.
+pub fn cell_count(shape: &Shape, grid: &Grid) -> u64 {
+    let d = grid.d;
+    let (lo, hi) = shape.bounds();
+    let range = |a: usize| {
+        let first = ((lo[a] / d[a] - 0.5).ceil().max(0.0)) as usize;
+        let last = ((hi[a] / d[a] - 0.5).floor()).min(grid.n[a] as f64 - 1.0);
+        if last < 0.0 {
+            (0, 0)
+        } else {
+            (first, last as usize + 1)
+        }
+    };
+    let (ri, rj, rk) = (range(0), range(1), range(2));
+    if matches!(shape, Shape::Box { .. }) {
+        // Every centre in a box's ranges is inside it.
+        let n = |r: (usize, usize)| r.1.saturating_sub(r.0) as u64;
+        return n(ri) * n(rj) * n(rk);
+    }
+    use rayon::prelude::*;
+    (ri.0..ri.1.max(ri.0))
+        .into_par_iter()
+        .map(|i| {
+            let mut n = 0u64;
+            for j in rj.0..rj.1 {
+                for k in rk.0..rk.1 {
+                    let c = [
+                        (i as f64 + 0.5) * d[0],
+                        (j as f64 + 0.5) * d[1],
+                        (k as f64 + 0.5) * d[2],
+                    ];
+                    n += shape.contains(c) as u64;
+                }
+            }
+            n
+        })
+        .sum()
+}
+
+/// The nearest grid node along axis `a` to coordinate `x` (m), clamped to the grid.
+fn node(grid: &Grid, a: usize, x: f64) -> usize {
+    ((x / grid.d[a]).round().max(0.0) as usize).min(grid.n[a])
+}
+
+fn node3(grid: &Grid, p: [f64; 3]) -> [usize; 3] {
+    [0, 1, 2].map(|a| node(grid, a, p[a]))
+}
+
+/// The E edges of the node path from node `p` to node `q`: `|q − p|₁` unit steps, each
+/// along the axis whose next half-step the straight segment reaches first (ties: lowest
+/// axis). Axis-aligned segments give the straight chain between them.
+pub fn staircase(p: [usize; 3], q: [usize; 3]) -> Vec<Edge> {
+    let len = [0, 1, 2].map(|a| p[a].abs_diff(q[a]) as u64);
+    let mut taken = [0u64; 3];
+    let mut cur = p;
+    let mut out = Vec::with_capacity(len.iter().sum::<u64>() as usize);
+    loop {
+        // Axis a's next half-step is at parameter (taken + ½)/len: compare exactly.
+        let mut best: Option<usize> = None;
+        for a in 0..3 {
+            if taken[a] == len[a] {
+                continue;
+            }
+            best = match best {
+                Some(b) if (2 * taken[b] + 1) * len[a] <= (2 * taken[a] + 1) * len[b] => Some(b),
+                _ => Some(a),
+            };
+        }
+        let Some(a) = best else { break };
+        let next = if q[a] > p[a] { cur[a] + 1 } else { cur[a] - 1 };
+        let mut index = cur;
+        index[a] = cur[a].min(next);
+        out.push(Edge { axis: a, index });
+        cur[a] = next;
+        taken[a] += 1;
+    }
+    out
+}
+
+/// A thin object on the grid: a list of edges (wires, sorted and without repeats), or a
+/// plate, walked without a list (a ground plane may have many edges).
+enum Stamp {
+    Chain(Vec<Edge>),
+    /// The tangential E edges of the plane normal to `axis` at node `plane`, over nodes
+    /// `lo..=hi` along the other two axes; with `disc = (centre, radius)`, only the edges
+    /// whose centre lies within `radius` of the line through `centre` along `axis`.
+    Plate {
+        axis: usize,
+        plane: usize,
+        lo: [usize; 3],
+        hi: [usize; 3],
+        disc: Option<([f64; 3], f64)>,
+    },
+}
+
+impl Stamp {
+    fn for_each(&self, grid: &Grid, mut f: impl FnMut(Edge)) {
+        let (axis, plane, lo, hi, disc) = match self {
+            Stamp::Chain(edges) => return edges.iter().copied().for_each(f),
+            Stamp::Plate {
+                axis,
+                plane,
+                lo,
+                hi,
+                disc,
+            } => (*axis, *plane, *lo, *hi, *disc),
+        };
+        let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+        for (along, across) in [(b, c), (c, b)] {
+            for e in lo[along]..hi[along] {
+                for n in lo[across]..=hi[across] {
+                    let mut index = [0; 3];
+                    index[axis] = plane;
+                    index[along] = e;
+                    index[across] = n;
+                    if let Some((centre, radius)) = disc {
+                        let mut p = index.map(|x| x as f64);
+                        p[along] += 0.5;
+                        let r2: f64 = [along, across]
+                            .iter()
+                            .map(|&x| (p[x] * grid.d[x] - centre[x]).powi(2))
+                            .sum();
+                        if r2 > radius * radius {
+                            continue;
+                        }
+                    }
+                    f(Edge { axis: along, index });
+                }
+            }
+        }
+    }
+
+    fn count(&self, grid: &Grid) -> u64 {
+        match self {
+            Stamp::Chain(edges) => edges.len() as u64,
+            Stamp::Plate {
+                axis,
+                lo,
+                hi,
+                disc: None,
+                ..
+            } => {
+                let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+                let n = |a: usize| (hi[a] - lo[a]) as u64;
+                n(b) * (n(c) + 1) + n(c) * (n(b) + 1)
+            }
+            Stamp::Plate { .. } => {
+                let mut n = 0;
+                self.for_each(grid, |_| n += 1);
+                n
+            }
+        }
+    }
+
+    fn edges(&self, grid: &Grid) -> Vec<Edge> {
+        let mut out = Vec::new();
+        self.for_each(grid, |e| out.push(e));
+        out
+    }
+}
+
+/// A thin object's stamp, or `None` for an object described by its cells. `cells` gives
+/// the object's [`cell_count`] (only asked for PEC boxes and cylinders).
+fn stamp(scene: &Scene, obj: usize, grid: &Grid, cells: impl Fn() -> u64) -> Option<Stamp> {
+    let o = &scene.objects[obj];
+    let pec = matches!(scene.materials[o.material].kind, MaterialKind::Pec);
+    let chain = |mut edges: Vec<Edge>| {
+        edges.sort_unstable();
+        edges.dedup();
+        Stamp::Chain(edges)
+    };
+    Some(match &o.shape {
+        Shape::Wire { points, .. } => chain(
+            points
+                .windows(2)
+                .flat_map(|s| staircase(node3(grid, s[0]), node3(grid, s[1])))
+                .collect(),
+        ),
+        Shape::Plate { min, max, axis } => Stamp::Plate {
+            axis: *axis,
+            plane: node(grid, *axis, 0.5 * (min[*axis] + max[*axis])),
+            lo: node3(grid, *min),
+            hi: node3(grid, *max),
+            disc: None,
+        },
+        Shape::Box { min, max } if pec && cells() == 0 => {
+            let (lo, hi) = (node3(grid, *min), node3(grid, *max));
+            let flat: Vec<usize> = (0..3).filter(|&a| lo[a] == hi[a]).collect();
+            match flat.len() {
+                2 => chain(staircase(lo, hi)),
+                1 => Stamp::Plate {
+                    axis: flat[0],
+                    plane: lo[flat[0]],
+                    lo,
+                    hi,
+                    disc: None,
+                },
+                _ => Stamp::Chain(Vec::new()),
+            }
+        }
+        Shape::Cylinder { a, b, radius } if pec && cells() == 0 => {
+            let wire = staircase(node3(grid, *a), node3(grid, *b));
+            let along: Vec<usize> = (0..3).filter(|&i| a[i] != b[i]).collect();
+            if wire.is_empty() && along.len() == 1 {
+                // A disc thinner than a cell: the nearest plane, within the radius.
+                let n = along[0];
+                let (lo, hi) = o.shape.bounds();
+                Stamp::Plate {
+                    axis: n,
+                    plane: node(grid, n, 0.5 * (a[n] + b[n])),
+                    lo: node3(grid, lo),
+                    hi: node3(grid, hi),
+                    disc: Some((*a, *radius)),
+                }
+            } else {
+                chain(wire)
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Every object's coverage, in scene order (what `fdtd check` lists and warns about).
+pub fn coverage(scene: &Scene, grid: &Grid) -> Vec<ObjectCoverage> {
+    (0..scene.objects.len())
+        .map(|i| {
+            let o = &scene.objects[i];
+            let cells = cell_count(&o.shape, grid);
+            let stamp = stamp(scene, i, grid, || cells);
+            ObjectCoverage {
+                index: i,
+                shape: o.shape.name(),
+                material: scene.materials[o.material].name.clone(),
+                cells,
+                thin: stamp.is_some(),
+                edges: stamp.map_or(0, |s| s.count(grid)),
+            }
+        })
+        .collect()
+}
+
+fn stamps(scene: &Scene, grid: &Grid) -> Vec<(usize, Stamp)> {
+    (0..scene.objects.len())
+        .filter_map(|i| stamp(scene, i, grid, || cell_count(&scene.objects[i].shape, grid)).map(|s| (i, s)))
+        .collect()
+}
+
+/// Every thin object's edges, in scene order: `(object index, edges)`.
+pub fn thin_edges(scene: &Scene, grid: &Grid) -> Vec<(usize, Vec<Edge>)> {
+    stamps(scene, grid)
+        .into_iter()
+        .map(|(i, s)| (i, s.edges(grid)))
+        .collect()
+}
+
+/// Stamp every thin object's edges PEC in `mat` (after cell painting; see the module doc).
+pub(super) fn apply(scene: &Scene, grid: &Grid, coefs: &mut CoefTable, mat: &mut [Vec<u16>; 6]) {
+    let stamps = stamps(scene, grid);
+    if stamps.iter().all(|(_, s)| s.count(grid) == 0) {
+        return;
+    }
+    let pec = match coefs.e_props.iter().position(Option::is_none) {
+        Some(i) => i as u16,
+        None => {
+            coefs.e.push([0.0, 0.0]);
+            coefs.e_props.push(None);
+            (coefs.e.len() - 1) as u16
+        }
+    };
+    for (_, s) in stamps {
+        s.for_each(grid, |e| {
+            mat[e.axis][grid.idx(e.index[0], e.index[1], e.index[2])] = pec
+        });
+    }
+}
+
+/// Warnings about objects: one that leaves no trace on the grid, a wire radius that a
+/// cylinder would describe better.
+pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
+    let mut out = Vec::new();
+    let dmin = grid.d.iter().copied().fold(f64::INFINITY, f64::min);
+    for c in coverage(scene, grid) {
+        let o = &scene.objects[c.index];
+        if c.is_empty() {
+            let why = match (&o.shape, c.thin) {
+                (Shape::Wire { .. }, _) => "it is shorter than half a cell and snaps to no grid edge".to_string(),
+                (Shape::Plate { .. }, _) => {
+                    "it is narrower than half a cell in its plane and snaps to no grid edge".to_string()
+                }
+                (_, true) => "it is smaller than a cell along every axis and snaps to no grid edge".to_string(),
+                (_, false) if matches!(scene.materials[o.material].kind, MaterialKind::Pec) => {
+                    "it contains no cell centre".to_string()
+                }
+                (_, false) => "it contains no cell centre (only PEC objects thinner than a cell become grid \
+                               edges; a thin dielectric or lossy sheet is dropped)"
+                    .to_string(),
+            };
+            out.push(format!(
+                "{}: covers nothing on the grid and is ignored: {why}; make it at least one cell thick or \
+                 refine the grid",
+                c.label()
+            ));
+        }
+        if let Shape::Wire { radius: Some(r), .. } = &o.shape {
+            if *r > 0.5 * dmin {
+                out.push(format!(
+                    "{}: radius {} m is more than half a cell ({} m): a wire is one chain of grid edges, of \
+                     effective radius about 0.135 cell; describe a thick wire as a cylinder",
+                    c.label(),
+                    crate::fmt::sig(*r, 4),
+                    crate::fmt::sig(dmin, 4)
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "thin_tests.rs"]
+mod tests;
