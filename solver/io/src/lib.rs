@@ -54,11 +54,13 @@ mod describe;
 mod hdf5;
 pub mod read;
 mod reserve;
+pub mod results_farfield;
 mod safe_create;
 pub mod xdmf;
 
 pub use self::describe::BackendLine;
-pub use self::read::{ReadError, ResultFile};
+pub use self::read::{FarFieldInfo, PortInfo, ReadError, ResultFile};
+pub use self::results_farfield::write_farfields;
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,
