@@ -79,36 +79,48 @@ fn cross(a: [f64; 3], b: [Complex64; 3]) -> [Complex64; 3] {
     ]
 }
 
-/// Where a sample's phase factor comes from: per axis, an index into the distinct
-/// coordinates of the surface (the phase e^{jk r'·r̂} is the product of three per-axis
-/// factors, computed once per direction for each distinct coordinate), or the sample's
-/// own position when coordinates are too scattered for that to pay.
-enum Phases {
-    /// Distinct x, y, z coordinates and, per sample, its index into each.
-    Separable { coords: [Vec<f64>; 3], idx: Vec<[u32; 3]> },
-    Direct(Vec<[f64; 3]>),
+/// A row of face samples sharing their normal axis `a` and their coordinate along one
+/// tangential axis `u` (indices `ia`, `iu` into the distinct coordinates), varying along
+/// the other, `v`: samples `start..start + len` of its group.
+struct Row {
+    ia: u32,
+    iu: u32,
+    start: u32,
+    len: u32,
 }
 
-/// A surface turned into what the radiation integrals need: per sample the equivalent
-/// currents times area, J·dA = n̂×H·dA and M·dA = −n̂×E·dA, and its phase positions.
+/// The samples whose outward normal is ±(axis `a`), in rows. Their currents are
+/// tangential, so only the `u`, `v` components (u = a+1, v = a+2 mod 3) are kept:
+/// per sample [J_u, J_v, M_u, M_v]·dA and the index of its `v` coordinate.
+struct AxisGroup {
+    axis: usize,
+    rows: Vec<Row>,
+    iv: Vec<u32>,
+    cur: Vec<[Complex64; 4]>,
+}
+
+/// A surface turned into what the radiation integrals need: the equivalent currents
+/// times area, J·dA = n̂×H·dA and M·dA = −n̂×E·dA.
+///
+/// The phase e^{jk r'·r̂} is the product of three per-axis factors. Samples on faces
+/// normal to an axis (a box's) are grouped by that axis and cut into rows along one
+/// tangential axis, so per direction the factors are computed once per distinct
+/// coordinate, each row's sum Σ e^{jk v r̂_v}·(J_u, J_v, M_u, M_v) costs four complex
+/// multiply-adds per sample, and the row's remaining phase one product per row. Any
+/// other sample (a tilted normal, or coordinates too scattered for the tables to pay)
+/// takes the direct path: its own phase and all three components.
 struct Currents {
     k: f64,
     eta: f64,
-    j: Vec<[Complex64; 3]>,
-    m: Vec<[Complex64; 3]>,
-    phases: Phases,
+    coords: [Vec<f64>; 3],
+    groups: Vec<AxisGroup>,
+    /// Direct samples: position, J·dA, M·dA.
+    other: Vec<([f64; 3], [Complex64; 3], [Complex64; 3])>,
 }
 
 impl Currents {
     fn new(s: &Surface) -> Currents {
         let (k, eta) = medium(s);
-        let mut j = Vec::with_capacity(s.samples.len());
-        let mut m = Vec::with_capacity(s.samples.len());
-        for p in &s.samples {
-            let n = p.normal;
-            j.push(cross(n, p.h).map(|c| c * p.area));
-            m.push(cross(n, p.e).map(|c| -c * p.area));
-        }
         let mut coords: [Vec<f64>; 3] = Default::default();
         for (a, c) in coords.iter_mut().enumerate() {
             *c = s.samples.iter().map(|p| p.pos[a]).collect();
@@ -116,20 +128,62 @@ impl Currents {
             c.dedup();
         }
         let distinct: usize = coords.iter().map(Vec::len).sum();
-        let phases = if distinct <= s.samples.len() && s.samples.len() < u32::MAX as usize {
-            let idx = s
-                .samples
-                .iter()
-                .map(|p| {
-                    let f = |a: usize| coords[a].binary_search_by(|v| v.total_cmp(&p.pos[a])).unwrap_or(0) as u32;
-                    [f(0), f(1), f(2)]
-                })
-                .collect();
-            Phases::Separable { coords, idx }
-        } else {
-            Phases::Direct(s.samples.iter().map(|p| p.pos).collect())
+        let tables = distinct <= s.samples.len() && s.samples.len() < u32::MAX as usize;
+        let axis_of = |n: [f64; 3]| {
+            (0..3).find(|&a| n[a].abs() == 1.0 && n[(a + 1) % 3] == 0.0 && n[(a + 2) % 3] == 0.0)
         };
-        Currents { k, eta, j, m, phases }
+        let index = |a: usize, x: f64| coords[a].binary_search_by(|v| v.total_cmp(&x)).unwrap_or(0) as u32;
+        // (axis, ia, iu, iv, currents) of every tabled sample, then sorted into rows.
+        let mut tabled: Vec<(usize, u32, u32, u32, [Complex64; 4])> = Vec::new();
+        let mut other = Vec::new();
+        for p in &s.samples {
+            let j = cross(p.normal, p.h).map(|c| c * p.area);
+            let m = cross(p.normal, p.e).map(|c| -c * p.area);
+            match axis_of(p.normal).filter(|_| tables) {
+                Some(a) => {
+                    let (u, v) = ((a + 1) % 3, (a + 2) % 3);
+                    tabled.push((
+                        a,
+                        index(a, p.pos[a]),
+                        index(u, p.pos[u]),
+                        index(v, p.pos[v]),
+                        [j[u], j[v], m[u], m[v]],
+                    ));
+                }
+                None => other.push((p.pos, j, m)),
+            }
+        }
+        tabled.sort_by_key(|t| (t.0, t.1, t.2, t.3));
+        let mut groups: Vec<AxisGroup> = Vec::new();
+        for (a, ia, iu, iv, c) in tabled {
+            if groups.last().is_none_or(|g| g.axis != a) {
+                groups.push(AxisGroup {
+                    axis: a,
+                    rows: Vec::new(),
+                    iv: Vec::new(),
+                    cur: Vec::new(),
+                });
+            }
+            let g = groups.last_mut().expect("pushed");
+            let at = g.iv.len() as u32;
+            match g.rows.last_mut() {
+                Some(r) if r.ia == ia && r.iu == iu => r.len += 1,
+                _ => g.rows.push(Row { ia, iu, start: at, len: 1 }),
+            }
+            g.iv.push(iv);
+            g.cur.push(c);
+        }
+        Currents {
+            k,
+            eta,
+            coords,
+            groups,
+            other,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.groups.is_empty() && self.other.is_empty()
     }
 
     /// The radiation vectors N = Σ J·e^{jk r'·r̂}·dA and L = Σ M·e^{jk r'·r̂}·dA for the
@@ -138,30 +192,38 @@ impl Currents {
         let z = Complex64::new(0.0, 0.0);
         let mut n = [z; 3];
         let mut l = [z; 3];
-        let mut add = |i: usize, ph: Complex64| {
-            let (ji, mi) = (&self.j[i], &self.m[i]);
+        if !self.groups.is_empty() {
             for a in 0..3 {
-                n[a] += ji[a] * ph;
-                l[a] += mi[a] * ph;
+                scratch[a].clear();
+                let kr = self.k * r[a];
+                scratch[a].extend(self.coords[a].iter().map(|&x| Complex64::from_polar(1.0, kr * x)));
             }
-        };
-        match &self.phases {
-            Phases::Separable { coords, idx } => {
-                for a in 0..3 {
-                    scratch[a].clear();
-                    let kr = self.k * r[a];
-                    scratch[a].extend(coords[a].iter().map(|&x| Complex64::from_polar(1.0, kr * x)));
+        }
+        for g in &self.groups {
+            let (a, u, v) = (g.axis, (g.axis + 1) % 3, (g.axis + 2) % 3);
+            let (pa, pu, pv) = (&scratch[a], &scratch[u], &scratch[v]);
+            for row in &g.rows {
+                let range = row.start as usize..(row.start + row.len) as usize;
+                let mut s = [z; 4];
+                for (c, &iv) in g.cur[range.clone()].iter().zip(&g.iv[range]) {
+                    let p = pv[iv as usize];
+                    s[0] += c[0] * p;
+                    s[1] += c[1] * p;
+                    s[2] += c[2] * p;
+                    s[3] += c[3] * p;
                 }
-                let [px, py, pz] = &*scratch;
-                for (i, ix) in idx.iter().enumerate() {
-                    add(i, px[ix[0] as usize] * py[ix[1] as usize] * pz[ix[2] as usize]);
-                }
+                let ph = pa[row.ia as usize] * pu[row.iu as usize];
+                n[u] += s[0] * ph;
+                n[v] += s[1] * ph;
+                l[u] += s[2] * ph;
+                l[v] += s[3] * ph;
             }
-            Phases::Direct(pos) => {
-                for (i, p) in pos.iter().enumerate() {
-                    let arg = self.k * (p[0] * r[0] + p[1] * r[1] + p[2] * r[2]);
-                    add(i, Complex64::from_polar(1.0, arg));
-                }
+        }
+        for (p, j, m) in &self.other {
+            let ph = Complex64::from_polar(1.0, self.k * (p[0] * r[0] + p[1] * r[1] + p[2] * r[2]));
+            for a in 0..3 {
+                n[a] += j[a] * ph;
+                l[a] += m[a] * ph;
             }
         }
         (n, l)
@@ -274,7 +336,7 @@ pub fn radiated_power(s: &Surface) -> f64 {
 }
 
 fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
-    if cur.j.is_empty() {
+    if cur.is_empty() {
         return 0.0;
     }
     let (nt, np) = quadrature_size(cur.k, radius);
@@ -301,12 +363,12 @@ fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
 /// r·E_θ = −jk/(4π)·(L_φ + η·N_θ), r·E_φ = +jk/(4π)·(L_θ − η·N_φ) (e^{+jωt}, phase
 /// referred to the coordinate origin); U = (|rE_θ|² + |rE_φ|²)/(2η); D = 4πU/P_rad.
 /// Directions are evaluated in parallel (rayon); the phase e^{jk r'·r̂} is built from
-/// per-axis tables of the distinct coordinates (two complex products per sample instead
-/// of a sine and a cosine), which the face-centred samples of a box make short.
+/// per-axis tables of the distinct coordinates, row by row (see `Currents`), which the
+/// face-centred samples of a box make short.
 pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option<PortPower>) -> FarField {
     let cur = Currents::new(s);
     let dirs: Vec<(f64, f64)> = theta.iter().flat_map(|&t| phi.iter().map(move |&p| (t, p))).collect();
-    let fields = if cur.j.is_empty() {
+    let fields = if cur.is_empty() {
         vec![(Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0)); dirs.len()]
     } else {
         cur.fields(&dirs)
