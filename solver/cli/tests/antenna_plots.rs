@@ -112,8 +112,18 @@ fn write_file(dir: &Path) -> PathBuf {
     ds("S", &flat(&sp));
     let sdb: Vec<f64> = sp.iter().map(|s| 20.0 * s.norm().log10()).collect();
     g.new_dataset_builder().with_data(&sdb).create("S_dB").unwrap();
-    g.new_attr::<f64>().shape(()).create("z0").unwrap().write_scalar(&z0).unwrap();
-    g.new_attr::<bool>().shape(()).create("driven").unwrap().write_scalar(&true).unwrap();
+    g.new_attr::<f64>()
+        .shape(())
+        .create("z0")
+        .unwrap()
+        .write_scalar(&z0)
+        .unwrap();
+    g.new_attr::<bool>()
+        .shape(())
+        .create("driven")
+        .unwrap()
+        .write_scalar(&true)
+        .unwrap();
     write_farfields(&f, &dipole_farfields()).unwrap();
     drop(g);
     f.close().unwrap();
@@ -138,7 +148,10 @@ fn result_file_reads_ports_and_farfields_back() {
     assert!(f.other_groups.is_empty(), "{:?}", f.other_groups);
     assert_eq!(f.ports.len(), 1);
     let p = &f.ports[0];
-    assert_eq!((p.name.as_str(), p.z0, p.driven, p.freq.len()), ("feed", 50.0, true, 161));
+    assert_eq!(
+        (p.name.as_str(), p.z0, p.driven, p.freq.len()),
+        ("feed", 50.0, true, 161)
+    );
     let (freq, z) = rlc();
     assert_eq!(p.z[80], [z[80].re, z[80].im]);
     assert!((p.freq[80] - 1e9).abs() < 1.0 && freq[80] == p.freq[80]);
@@ -177,7 +190,10 @@ fn port_figure_crosses_minus_10_db_where_the_data_says() {
     assert!(lo > 0.85e9 && lo < 1e9 && hi > 1e9 && hi < 1.15e9, "band {lo}–{hi}");
     let blue = rgb(COLOURS[0]);
     for edge in [lo, hi] {
-        assert!(near(&c, panel.pixel(edge, -10.0), 2, blue), "no |S11| curve at the −10 dB crossing {edge}");
+        assert!(
+            near(&c, panel.pixel(edge, -10.0), 2, blue),
+            "no |S11| curve at the −10 dB crossing {edge}"
+        );
         // 20 MHz off the edge on the −10 dB line the curve is far away (above or below).
         for off in [-20e6, 20e6] {
             assert!(
@@ -200,7 +216,10 @@ fn port_figure_crosses_minus_10_db_where_the_data_says() {
     let i = freq.iter().position(|f| (f - 0.8e9).abs() < 1.0).unwrap();
     let g = (z[i] - 50.0) / (z[i] + 50.0);
     assert!(g.norm() > 0.5);
-    assert!(near(&c, sm.pixel(g.re, g.im), 2, blue), "Γ(0.8 GHz) = {g} not on the trace");
+    assert!(
+        near(&c, sm.pixel(g.re, g.im), 2, blue),
+        "Γ(0.8 GHz) = {g} not on the trace"
+    );
 }
 
 /// The polar cut of sin²θ in the xz plane has its null on the z axis (no curve along
@@ -237,13 +256,21 @@ fn farfield_figure_has_the_dipole_null_on_the_axis() {
     // The xy cut is a circle at the peak level.
     let xy = fig.panels.iter().find(|p| p.name.starts_with("xy")).unwrap();
     for psi in [0.0, 45.0, 135.0, 250.0] {
-        assert!(near(&c, xy.pixel_of(polar_xy(&xy.name, psi, polar_rho(db(1.5), top))), 2, red));
+        assert!(near(
+            &c,
+            xy.pixel_of(polar_xy(&xy.name, psi, polar_rho(db(1.5), top))),
+            2,
+            red
+        ));
     }
     let map = fig.panels.iter().find(|p| p.name == "map").unwrap();
     let lum = |p: [u8; 3]| p[0] as i32 + p[1] as i32 + p[2] as i32;
     let bright = c.pixel(map.pixel(100.0, 90.0).0, map.pixel(100.0, 90.0).1).unwrap();
     let dark = c.pixel(map.pixel(100.0, 1.0).0, map.pixel(100.0, 1.0).1).unwrap();
-    assert!(lum(bright) > 400 && lum(dark) < 250, "map: {bright:?} at θ 90°, {dark:?} at the pole");
+    assert!(
+        lum(bright) > 400 && lum(dark) < 250,
+        "map: {bright:?} at θ 90°, {dark:?} at the pole"
+    );
 }
 
 trait PixelOf {
@@ -275,7 +302,10 @@ fn info_and_plot_show_ports_and_farfields() {
         assert!(text.contains(want), "`{want}` not in:\n{text}");
     }
     assert!(!text.contains("not interpreted"), "{text}");
-    let out = Command::new(BIN).args(["info", h5.to_str().unwrap(), "--json"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["info", h5.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ports"][0]["name"], "feed");
     assert!(v["ports"][0]["band_10dB"][0].as_f64().unwrap() > 0.85e9);
@@ -288,7 +318,11 @@ fn info_and_plot_show_ports_and_farfields() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    for name in ["ant_port_feed.png", "ant_farfield_ff_900_MHz.png", "ant_farfield_ff_1_1_GHz.png"] {
+    for name in [
+        "ant_port_feed.png",
+        "ant_farfield_ff_900_MHz.png",
+        "ant_farfield_ff_1_1_GHz.png",
+    ] {
         let c = Canvas::load_png(&dir.path().join("figs").join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(c.width >= 1000, "{name}");
     }

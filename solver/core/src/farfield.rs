@@ -129,9 +129,8 @@ impl Currents {
         }
         let distinct: usize = coords.iter().map(Vec::len).sum();
         let tables = distinct <= s.samples.len() && s.samples.len() < u32::MAX as usize;
-        let axis_of = |n: [f64; 3]| {
-            (0..3).find(|&a| n[a].abs() == 1.0 && n[(a + 1) % 3] == 0.0 && n[(a + 2) % 3] == 0.0)
-        };
+        let axis_of =
+            |n: [f64; 3]| (0..3).find(|&a| n[a].abs() == 1.0 && n[(a + 1) % 3] == 0.0 && n[(a + 2) % 3] == 0.0);
         let index = |a: usize, x: f64| coords[a].binary_search_by(|v| v.total_cmp(&x)).unwrap_or(0) as u32;
         // (axis, ia, iu, iv, currents) of every tabled sample, then sorted into rows.
         let mut tabled: Vec<(usize, u32, u32, u32, [Complex64; 4])> = Vec::new();
@@ -168,7 +167,12 @@ impl Currents {
             let at = g.iv.len() as u32;
             match g.rows.last_mut() {
                 Some(r) if r.ia == ia && r.iu == iu => r.len += 1,
-                _ => g.rows.push(Row { ia, iu, start: at, len: 1 }),
+                _ => g.rows.push(Row {
+                    ia,
+                    iu,
+                    start: at,
+                    len: 1,
+                }),
             }
             g.iv.push(iv);
             g.cur.push(c);
@@ -380,11 +384,12 @@ pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option
         (p > 0.0 && p.is_finite()).then(|| intensity.iter().map(|u| four_pi * u / p).collect())
     };
     let directivity = ratio(p_rad).unwrap_or_else(|| vec![0.0; intensity.len()]);
-    let (imax, max_directivity) = directivity
-        .iter()
-        .copied()
-        .enumerate()
-        .fold((0, 0.0), |b, (i, d)| if d > b.1 { (i, d) } else { b });
+    let (imax, max_directivity) =
+        directivity
+            .iter()
+            .copied()
+            .enumerate()
+            .fold((0, 0.0), |b, (i, d)| if d > b.1 { (i, d) } else { b });
     let max_at = dirs.get(imax).copied().unwrap_or((0.0, 0.0));
     let (efficiency, gain, realized_gain) = match port {
         Some(pp) => (
@@ -471,7 +476,11 @@ pub fn principal_cuts(theta_deg: &[f64], phi_deg: &[f64], values: &[f64]) -> Vec
     for (name, p0) in [("xz", 0.0), ("yz", 90.0)] {
         let Some(j0) = nearest(phi_deg, p0, true) else { continue };
         let back = nearest(phi_deg, p0 + 180.0, true);
-        let mut pts: Vec<(f64, f64)> = theta_deg.iter().enumerate().map(|(i, &t)| (t, values[i * np + j0])).collect();
+        let mut pts: Vec<(f64, f64)> = theta_deg
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t, values[i * np + j0]))
+            .collect();
         if let Some(j1) = back {
             for (i, &t) in theta_deg.iter().enumerate() {
                 let a = 360.0 - t;

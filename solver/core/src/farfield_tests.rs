@@ -38,7 +38,11 @@ fn dotr(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 fn crossr(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 fn scale(v: [f64; 3], c: C) -> [C; 3] {
     v.map(|x| c * x)
@@ -59,7 +63,10 @@ fn dipole(r: [f64; 3], r0: [f64; 3], p: [f64; 3], il: C) -> ([C; 3], [C; 3]) {
     let u = d.map(|x| x / rr);
     let jkr = C::new(0.0, k * rr);
     let ph = (-jkr).exp();
-    let h = scale(crossr(p, u), C::new(0.0, k) * il / (4.0 * PI * rr) * (1.0 + 1.0 / jkr) * ph);
+    let h = scale(
+        crossr(p, u),
+        C::new(0.0, k) * il / (4.0 * PI * rr) * (1.0 + 1.0 / jkr) * ph,
+    );
     let a = il * ETA / (2.0 * PI * rr * rr) * (1.0 + 1.0 / jkr) * ph;
     let b = C::new(0.0, ETA * k) * il / (4.0 * PI * rr) * (1.0 + 1.0 / jkr - 1.0 / (k * rr).powi(2)) * ph;
     let pu = dotr(p, u);
@@ -78,7 +85,10 @@ fn small_loop(r: [f64; 3], r0: [f64; 3], m: [f64; 3], is: C) -> ([C; 3], [C; 3])
     let u = d.map(|x| x / rr);
     let jkr = C::new(0.0, k * rr);
     let ph = (-jkr).exp();
-    let e = scale(crossr(m, u), is * ETA * k * k / (4.0 * PI * rr) * (1.0 + 1.0 / jkr) * ph);
+    let e = scale(
+        crossr(m, u),
+        is * ETA * k * k / (4.0 * PI * rr) * (1.0 + 1.0 / jkr) * ph,
+    );
     let a = C::new(0.0, k) * is / (2.0 * PI * rr * rr) * (1.0 + 1.0 / jkr) * ph;
     let b = -is * k * k / (4.0 * PI * rr) * (1.0 + 1.0 / jkr - 1.0 / (k * rr).powi(2)) * ph;
     let mu = dotr(m, u);
@@ -186,12 +196,18 @@ fn gauss_legendre_is_exact_for_polynomials() {
 #[test]
 fn hertzian_dipole_at_origin() {
     let il = C::new(1e-3, 0.0);
-    let s = cube(0.5 * lambda(), 40, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let s = cube(0.5 * lambda(), 40, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
     let ff = compute("d", &s, &theta_grid(), &phi_grid(), None);
     let dd = db_err(ff.max_directivity, 1.5);
     report("dipole", &ff, 1.5, hertz_p_rad(il.re), |r| 1.0 - r[2] * r[2]);
     assert!(dd < 0.02, "D_max {} dBi ({dd} dB off 1.76 dBi)", db(ff.max_directivity));
-    assert!((ff.max_at.0.to_degrees() - 90.0).abs() < 1e-9, "peak at θ = {}", ff.max_at.0.to_degrees());
+    assert!(
+        (ff.max_at.0.to_degrees() - 90.0).abs() < 1e-9,
+        "peak at θ = {}",
+        ff.max_at.0.to_degrees()
+    );
     let pe = pattern_error(&ff, |r| 1.0 - r[2] * r[2]);
     assert!(pe < 0.01, "pattern off sin²θ by {pe} of peak");
     let p0 = hertz_p_rad(il.re);
@@ -219,10 +235,18 @@ fn hertzian_dipole_at_origin() {
 #[test]
 fn hertzian_dipole_close_box() {
     let il = C::new(0.0, 2e-3);
-    let s = cube(0.3 * lambda(), 18, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let s = cube(0.3 * lambda(), 18, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
     let ff = compute("d", &s, &theta_grid(), &phi_grid(), None);
-    report("dipole close box", &ff, 1.5, hertz_p_rad(il.norm()), |r| 1.0 - r[2] * r[2]);
-    assert!(db_err(ff.max_directivity, 1.5) < 0.02, "D_max {}", db(ff.max_directivity));
+    report("dipole close box", &ff, 1.5, hertz_p_rad(il.norm()), |r| {
+        1.0 - r[2] * r[2]
+    });
+    assert!(
+        db_err(ff.max_directivity, 1.5) < 0.02,
+        "D_max {}",
+        db(ff.max_directivity)
+    );
     assert!(pattern_error(&ff, |r| 1.0 - r[2] * r[2]) < 0.01);
     let rel = (ff.radiated_power / hertz_p_rad(il.norm()) - 1.0).abs();
     assert!(rel < 0.005, "P_rad off by {rel}");
@@ -239,12 +263,23 @@ fn hertzian_dipole_displaced_and_tilted() {
     let il = C::new(1e-3, 5e-4);
     let s = cube(0.5 * l, 40, c, |r| dipole(r, r0, [1.0, 0.0, 0.0], il));
     let ff = compute("d", &s, &theta_grid(), &phi_grid(), None);
-    report("dipole displaced, tilted", &ff, 1.5, hertz_p_rad(il.norm()), |r| 1.0 - r[0] * r[0]);
-    assert!(db_err(ff.max_directivity, 1.5) < 0.02, "D_max {}", db(ff.max_directivity));
+    report("dipole displaced, tilted", &ff, 1.5, hertz_p_rad(il.norm()), |r| {
+        1.0 - r[0] * r[0]
+    });
+    assert!(
+        db_err(ff.max_directivity, 1.5) < 0.02,
+        "D_max {}",
+        db(ff.max_directivity)
+    );
     let pe = pattern_error(&ff, |r| 1.0 - r[0] * r[0]);
     assert!(pe < 0.01, "pattern off 1 − sin²θcos²φ by {pe}");
     let (t, p) = ff.max_at;
-    assert!(dir(t, p)[0].abs() < 0.05, "peak at (θ {}, φ {}), not in the yz plane", t.to_degrees(), p.to_degrees());
+    assert!(
+        dir(t, p)[0].abs() < 0.05,
+        "peak at (θ {}, φ {}), not in the yz plane",
+        t.to_degrees(),
+        p.to_degrees()
+    );
     let rel = (ff.radiated_power / hertz_p_rad(il.norm()) - 1.0).abs();
     assert!(rel < 0.005, "P_rad off by {rel}");
     // |E| is independent of where the source is; the phase is referred to the origin:
@@ -260,7 +295,11 @@ fn hertzian_dipole_displaced_and_tilted() {
         // sinθ·θ̂): θ part −x̂·θ̂, φ part −x̂·φ̂.
         let f = C::new(0.0, ETA * k0() / (4.0 * PI)) * il * C::from_polar(1.0, k0() * dotr(r0, u));
         let (wt, wp) = (-f * th[0], -f * ph[0]);
-        assert!((ff.e_theta[i] - wt).norm() < 0.01 * peak, "E_θ {} vs {wt}", ff.e_theta[i]);
+        assert!(
+            (ff.e_theta[i] - wt).norm() < 0.01 * peak,
+            "E_θ {} vs {wt}",
+            ff.e_theta[i]
+        );
         assert!((ff.e_phi[i] - wp).norm() < 0.01 * peak, "E_φ {} vs {wp}", ff.e_phi[i]);
     }
 }
@@ -273,11 +312,17 @@ fn small_loop_magnetic_dipole() {
     let l = lambda();
     let is = C::new(2e-5, 0.0);
     let m = [0.0, 1.0, 0.0];
-    let s = cube(0.5 * l, 40, [0.0; 3], |r| small_loop(r, [0.02 * l, 0.0, -0.03 * l], m, is));
+    let s = cube(0.5 * l, 40, [0.0; 3], |r| {
+        small_loop(r, [0.02 * l, 0.0, -0.03 * l], m, is)
+    });
     let ff = compute("loop", &s, &theta_grid(), &phi_grid(), None);
     let want_p = ETA * k0().powi(4) * is.norm_sqr() / (12.0 * PI);
     report("small loop", &ff, 1.5, want_p, |r| 1.0 - r[1] * r[1]);
-    assert!(db_err(ff.max_directivity, 1.5) < 0.02, "D_max {}", db(ff.max_directivity));
+    assert!(
+        db_err(ff.max_directivity, 1.5) < 0.02,
+        "D_max {}",
+        db(ff.max_directivity)
+    );
     let pe = pattern_error(&ff, |r| 1.0 - r[1] * r[1]);
     assert!(pe < 0.01, "pattern off 1 − (r̂·ŷ)² by {pe}");
     let want = ETA * k0().powi(4) * is.norm_sqr() / (12.0 * PI);
@@ -293,7 +338,10 @@ fn small_loop_magnetic_dipole() {
     assert!(at(90.0, 90.0).2 < 1e-3 * ff.max_directivity);
     let (et, ep, _) = at(90.0, 0.0);
     let peak = ETA * k0() * k0() * is.re / (4.0 * PI);
-    assert!(ep.norm() < 0.01 * peak && (et.norm() / peak - 1.0).abs() < 0.01, "E at +x: {et}, {ep}");
+    assert!(
+        ep.norm() < 0.01 * peak && (et.norm() / peak - 1.0).abs() < 0.01,
+        "E at +x: {et}, {ep}"
+    );
 }
 
 /// (d) Two z-dipoles in phase, half a wavelength apart on the x axis: the pattern is
@@ -313,16 +361,28 @@ fn two_dipole_array_factor() {
     });
     let ff = compute("array", &s, &theta_grid(), &phi_grid(), None);
     let rho0 = -3.0 / (2.0 * PI * PI);
-    report("two-dipole array", &ff, 3.0 / (1.0 + rho0), 2.0 * hertz_p_rad(il.re) * (1.0 + rho0), |r| {
-        (1.0 - r[2] * r[2]) * (0.5 * PI * r[0]).cos().powi(2)
-    });
+    report(
+        "two-dipole array",
+        &ff,
+        3.0 / (1.0 + rho0),
+        2.0 * hertz_p_rad(il.re) * (1.0 + rho0),
+        |r| (1.0 - r[2] * r[2]) * (0.5 * PI * r[0]).cos().powi(2),
+    );
     let pe = pattern_error(&ff, |r| (1.0 - r[2] * r[2]) * (0.5 * PI * r[0]).cos().powi(2));
     assert!(pe < 0.01, "pattern off the array factor by {pe}");
     let rho = -3.0 / (2.0 * PI * PI);
     let dmax = 3.0 / (1.0 + rho);
-    assert!(db_err(ff.max_directivity, dmax) < 0.02, "D_max {} dBi vs {}", db(ff.max_directivity), db(dmax));
+    assert!(
+        db_err(ff.max_directivity, dmax) < 0.02,
+        "D_max {} dBi vs {}",
+        db(ff.max_directivity),
+        db(dmax)
+    );
     let (t, p) = ff.max_at;
-    assert!((t.to_degrees() - 90.0).abs() < 1e-9 && (p.to_degrees() - 90.0).abs() % 180.0 < 1e-9, "peak at {t}, {p}");
+    assert!(
+        (t.to_degrees() - 90.0).abs() < 1e-9 && (p.to_degrees() - 90.0).abs() % 180.0 < 1e-9,
+        "peak at {t}, {p}"
+    );
     let want = 2.0 * hertz_p_rad(il.re) * (1.0 + rho);
     let rel = (ff.radiated_power / want - 1.0).abs();
     assert!(rel < 0.005, "P_rad {} vs {want} ({rel})", ff.radiated_power);
@@ -334,7 +394,9 @@ fn two_dipole_array_factor() {
 #[test]
 fn wrong_transforms_fail_the_bounds() {
     let il = C::new(1e-3, 0.0);
-    let good = cube(0.5 * lambda(), 20, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let good = cube(0.5 * lambda(), 20, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
     let mut no_m = good.clone();
     let mut flip_m = good.clone();
     for (a, b) in no_m.samples.iter_mut().zip(flip_m.samples.iter_mut()) {
@@ -358,7 +420,9 @@ fn wrong_transforms_fail_the_bounds() {
 #[test]
 fn port_power_gives_gain_and_efficiency() {
     let il = C::new(1e-3, 0.0);
-    let s = cube(0.5 * lambda(), 16, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let s = cube(0.5 * lambda(), 16, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
     let pr = radiated_power(&s);
     let port = PortPower {
         p_inc: 2.0 * pr,
@@ -375,8 +439,14 @@ fn port_power_gives_gain_and_efficiency() {
     let lines = summary_lines(&[ff]);
     assert_eq!(lines.len(), 1);
     let l = &lines[0];
-    assert!(l.contains("far field d at 1 GHz") && l.contains("efficiency 80.0 %"), "{l}");
-    assert!(l.contains("D_max 1.7") && l.contains("θ 90°") && l.contains("G_max") && l.contains("realized"), "{l}");
+    assert!(
+        l.contains("far field d at 1 GHz") && l.contains("efficiency 80.0 %"),
+        "{l}"
+    );
+    assert!(
+        l.contains("D_max 1.7") && l.contains("θ 90°") && l.contains("G_max") && l.contains("realized"),
+        "{l}"
+    );
 }
 
 /// The radiated power does not depend on the output grid (a coarse grid gives the
@@ -385,7 +455,9 @@ fn port_power_gives_gain_and_efficiency() {
 #[test]
 fn power_is_grid_independent_and_phase_paths_agree() {
     let il = C::new(1e-3, 0.0);
-    let s = cube(0.4 * lambda(), 12, [0.0; 3], |r| dipole(r, [0.01, 0.0, 0.0], [0.0, 1.0, 0.0], il));
+    let s = cube(0.4 * lambda(), 12, [0.0; 3], |r| {
+        dipole(r, [0.01, 0.0, 0.0], [0.0, 1.0, 0.0], il)
+    });
     let coarse = compute("d", &s, &grid(45.0, 180.0), &grid(90.0, 360.0), None);
     let fine = compute("d", &s, &theta_grid(), &phi_grid(), None);
     assert_eq!(coarse.radiated_power, fine.radiated_power);
@@ -414,7 +486,10 @@ fn principal_cuts_of_a_grid() {
     let th: Vec<f64> = (0..=18).map(|i| i as f64 * 10.0).collect();
     let ph: Vec<f64> = (0..=24).map(|i| i as f64 * 15.0).collect();
     // values = 1000·θ + φ, so a cut's values tell where they came from.
-    let v: Vec<f64> = th.iter().flat_map(|&t| ph.iter().map(move |&p| 1000.0 * t + p)).collect();
+    let v: Vec<f64> = th
+        .iter()
+        .flat_map(|&t| ph.iter().map(move |&p| 1000.0 * t + p))
+        .collect();
     let cuts = principal_cuts(&th, &ph, &v);
     assert_eq!(cuts.len(), 3);
     let xz = &cuts[0];
@@ -444,7 +519,9 @@ fn principal_cuts_of_a_grid() {
 #[ignore]
 fn speed_1e5_samples() {
     let il = C::new(1e-3, 0.0);
-    let s = cube(0.6 * lambda(), 129, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let s = cube(0.6 * lambda(), 129, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
     let t = std::time::Instant::now();
     let ff = compute("d", &s, &theta_grid(), &phi_grid(), None);
     eprintln!(
@@ -472,7 +549,9 @@ fn rotated_cube_takes_the_direct_path() {
     };
     let p = rot([0.0, 0.0, 1.0]);
     let il = C::new(1e-3, 0.0);
-    let mut surf = cube(0.5 * lambda(), 30, [0.0; 3], |_| ([C::new(0.0, 0.0); 3], [C::new(0.0, 0.0); 3]));
+    let mut surf = cube(0.5 * lambda(), 30, [0.0; 3], |_| {
+        ([C::new(0.0, 0.0); 3], [C::new(0.0, 0.0); 3])
+    });
     for smp in &mut surf.samples {
         smp.pos = rot(smp.pos);
         smp.normal = rot(smp.normal);
@@ -481,8 +560,14 @@ fn rotated_cube_takes_the_direct_path() {
     let cur = Currents::new(&surf);
     assert!(cur.groups.is_empty() && cur.other.len() == surf.samples.len());
     let ff = compute("d", &surf, &theta_grid(), &phi_grid(), None);
-    report("rotated cube", &ff, 1.5, hertz_p_rad(il.re), |r| 1.0 - dotr(r, p).powi(2));
-    assert!(db_err(ff.max_directivity, 1.5) < 0.02, "D_max {}", db(ff.max_directivity));
+    report("rotated cube", &ff, 1.5, hertz_p_rad(il.re), |r| {
+        1.0 - dotr(r, p).powi(2)
+    });
+    assert!(
+        db_err(ff.max_directivity, 1.5) < 0.02,
+        "D_max {}",
+        db(ff.max_directivity)
+    );
     let pe = pattern_error(&ff, |r| 1.0 - dotr(r, p).powi(2));
     assert!(pe < 0.01, "pattern off by {pe}");
     let rel = (ff.radiated_power / hertz_p_rad(il.re) - 1.0).abs();

@@ -65,7 +65,12 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
     let nf = set.len();
     let g = top.create_group(name)?;
     let deg = |v: &[f64]| v.iter().map(|x| x.to_degrees()).collect::<Vec<f64>>();
-    dataset(&g, "frequency", vec![nf], &set.iter().map(|f| f.freq).collect::<Vec<_>>())?;
+    dataset(
+        &g,
+        "frequency",
+        vec![nf],
+        &set.iter().map(|f| f.freq).collect::<Vec<_>>(),
+    )?;
     dataset(&g, "theta", vec![nt], &deg(&first.theta))?;
     dataset(&g, "phi", vec![np], &deg(&first.phi))?;
     let complex = |get: fn(&FarField) -> &Vec<Complex64>| {
@@ -97,7 +102,11 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
     if let Some(d) = dbs(&|f| f.realized_gain.as_ref()) {
         dataset(&g, "realized_gain_dBi", shape, &d)?;
     }
-    put_arr(&g, "radiated_power", &set.iter().map(|f| f.radiated_power).collect::<Vec<_>>())?;
+    put_arr(
+        &g,
+        "radiated_power",
+        &set.iter().map(|f| f.radiated_power).collect::<Vec<_>>(),
+    )?;
     put_arr(
         &g,
         "max_directivity_dBi",
@@ -107,7 +116,10 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
         .iter()
         .flat_map(|f| [f.max_at.0.to_degrees(), f.max_at.1.to_degrees()])
         .collect();
-    g.new_attr::<f64>().shape([nf, 2]).create("max_direction")?.write_raw(&dirs)?;
+    g.new_attr::<f64>()
+        .shape([nf, 2])
+        .create("max_direction")?
+        .write_raw(&dirs)?;
     if set.iter().all(|f| f.efficiency.is_some()) {
         put_arr(
             &g,
@@ -171,13 +183,21 @@ mod tests {
             // A far field whose frequencies disagree on the grid is refused, naming it.
             let mut bad = ff("c", 1e9, false);
             bad.theta.pop();
-            let err = write_farfields(&f, &[ff("c", 2e9, false), bad]).unwrap_err().to_string();
+            let err = write_farfields(&f, &[ff("c", 2e9, false), bad])
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("`c`"), "{err}");
         }
         let f = hdf5::File::open(&path).unwrap();
         let g = f.group("farfield/a").unwrap();
-        assert_eq!(g.dataset("frequency").unwrap().read_raw::<f64>().unwrap(), vec![1e9, 1.5e9]);
-        assert_eq!(g.dataset("theta").unwrap().read_raw::<f64>().unwrap(), vec![0.0, 90.0, 180.0]);
+        assert_eq!(
+            g.dataset("frequency").unwrap().read_raw::<f64>().unwrap(),
+            vec![1e9, 1.5e9]
+        );
+        assert_eq!(
+            g.dataset("theta").unwrap().read_raw::<f64>().unwrap(),
+            vec![0.0, 90.0, 180.0]
+        );
         assert_eq!(g.dataset("E_theta").unwrap().shape(), vec![2, 3, 2, 2]);
         let e = g.dataset("E_theta").unwrap().read_raw::<f64>().unwrap();
         assert_eq!(&e[..4], &[0.0, 0.0, 1.0, -1.0]);

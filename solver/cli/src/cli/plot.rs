@@ -286,7 +286,10 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
     }
     if wants(PlotWhat::Farfield) {
         if f.farfields.is_empty() && !all {
-            errln!("note: {} has no far fields: nothing for --what farfield", f.path().display());
+            errln!(
+                "note: {} has no far fields: nothing for --what farfield",
+                f.path().display()
+            );
         }
         for ff in &f.farfields {
             let stride = ff.freq.len().div_ceil(FARFIELD_FIGURES).max(1);

@@ -41,7 +41,10 @@ fn axes_style<'a, DB: DrawingBackend>(
         .map_err(draw_err("the axes"))
 }
 
-fn legend<'a, DB: DrawingBackend + 'a>(chart: &mut super::Chart<'a, DB>, pos: SeriesLabelPosition) -> Result<(), PlotError> {
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut super::Chart<'a, DB>,
+    pos: SeriesLabelPosition,
+) -> Result<(), PlotError> {
     chart
         .configure_series_labels()
         .position(pos)
@@ -74,7 +77,11 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
     let (width, height) = (1200u32, 940u32);
     let f0 = p.freq.iter().copied().fold(f64::INFINITY, f64::min);
     let f1 = p.freq.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (f0, f1) = if f1 > f0 { (f0, f1) } else { (f0 * 0.99, f0 * 1.01 + 1.0) };
+    let (f0, f1) = if f1 > f0 {
+        (f0, f1)
+    } else {
+        (f0 * 0.99, f0 * 1.01 + 1.0)
+    };
     let (fs, fp) = si_scale(f1);
     let ffmt = move |f: &f64| sig(f * fs, 4);
     let sname = if p.driven { "S11" } else { "S (to the driven port)" };
@@ -112,7 +119,12 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
             .y_label_area_size(64)
             .build_cartesian_2d(f0..f1, y.0..y.1)
             .map_err(draw_err("the S panel"))?;
-        axes_style(&mut chart, &format!("frequency ({fp}Hz)"), &format!("|{sname}| (dB)"), &ffmt)?;
+        axes_style(
+            &mut chart,
+            &format!("frequency ({fp}Hz)"),
+            &format!("|{sname}| (dB)"),
+            &ffmt,
+        )?;
         let grey = BLACK.mix(0.6).stroke_width(1);
         chart
             .draw_series(DashedLineSeries::new([(f0, -10.0), (f1, -10.0)], 6, 4, grey))
@@ -229,10 +241,12 @@ fn smith<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &PortInfo) -> Res
         .build_cartesian_2d(lim.0..lim.1, lim.0..lim.1)
         .map_err(draw_err("the Smith chart"))?;
     let grid = BLACK.mix(0.25);
-    let circle = |c: (f64, f64), r: f64| (0..=180).map(move |i| {
-        let a = i as f64 * std::f64::consts::TAU / 180.0;
-        (c.0 + r * a.cos(), c.1 + r * a.sin())
-    });
+    let circle = |c: (f64, f64), r: f64| {
+        (0..=180).map(move |i| {
+            let a = i as f64 * std::f64::consts::TAU / 180.0;
+            (c.0 + r * a.cos(), c.1 + r * a.sin())
+        })
+    };
     chart
         .draw_series(LineSeries::new(circle((0.0, 0.0), 1.0), BLACK.mix(0.7)))
         .map_err(draw_err("the Smith chart"))?;
@@ -313,7 +327,11 @@ fn sequential(x: f64) -> RGBColor {
     let i = (t.floor() as usize).min(V.len() - 2);
     let f = t - i as f64;
     let m = |a: u8, b: u8| (a as f64 + f * (b as f64 - a as f64)).round() as u8;
-    RGBColor(m(V[i][0], V[i + 1][0]), m(V[i][1], V[i + 1][1]), m(V[i][2], V[i + 1][2]))
+    RGBColor(
+        m(V[i][0], V[i + 1][0]),
+        m(V[i][1], V[i + 1][1]),
+        m(V[i][2], V[i + 1][2]),
+    )
 }
 
 /// One far field at one frequency: the three principal-plane cuts of `values` (dBi,
@@ -339,7 +357,11 @@ pub fn farfield_png(
     let cuts = principal_cuts(&ff.theta, &ff.phi, values);
     let (width, height) = (1200u32, 1160u32);
     let freq = ff.freq.get(freq_index).copied().unwrap_or(f64::NAN);
-    let peak = values.iter().copied().filter(|v| v.is_finite()).fold(f64::NEG_INFINITY, f64::max);
+    let peak = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
     let mut canvas = Canvas::new(width, height);
     let mut panels = Vec::new();
     {
@@ -405,18 +427,29 @@ fn polar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cut: &Cut, top: f64)
             let level = top - POLAR_RANGE_DB * (1.0 - rho);
             let (x, y) = polar_xy(&cut.label, 20.0, rho);
             chart
-                .draw_series([Text::new(format!("{level:.0}"), (x, y), (FAMILY, 11).into_font().color(&BLACK.mix(0.6)))])
+                .draw_series([Text::new(
+                    format!("{level:.0}"),
+                    (x, y),
+                    (FAMILY, 11).into_font().color(&BLACK.mix(0.6)),
+                )])
                 .map_err(draw_err("a polar label"))?;
         }
     }
     for k in 0..12 {
         let a = k as f64 * 30.0;
         chart
-            .draw_series(LineSeries::new([polar_xy(&cut.label, a, 0.0), polar_xy(&cut.label, a, 1.0)], grid))
+            .draw_series(LineSeries::new(
+                [polar_xy(&cut.label, a, 0.0), polar_xy(&cut.label, a, 1.0)],
+                grid,
+            ))
             .map_err(draw_err("a polar grid"))?;
         let (x, y) = polar_xy(&cut.label, a, 1.1);
         chart
-            .draw_series([Text::new(format!("{a:.0}°"), (x - 0.06, y + 0.03), (FAMILY, 11).into_font())])
+            .draw_series([Text::new(
+                format!("{a:.0}°"),
+                (x - 0.06, y + 0.03),
+                (FAMILY, 11).into_font(),
+            )])
             .map_err(draw_err("a polar label"))?;
     }
     let mut pts: Vec<(f64, f64)> = cut
@@ -432,9 +465,21 @@ fn polar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cut: &Cut, top: f64)
     chart
         .draw_series(LineSeries::new(pts, COLOURS[1].stroke_width(2)))
         .map_err(draw_err("a pattern"))?;
-    let (a, b) = if cut.label.starts_with("xy") { ("+x", "+y") } else { ("+z", if cut.label.starts_with("xz") { "+x" } else { "+y" }) };
-    let (ax, ay) = if cut.label.starts_with("xy") { (1.12, -0.07) } else { (0.08, 1.17) };
-    let (bx, by) = if cut.label.starts_with("xy") { (0.08, 1.17) } else { (1.12, -0.07) };
+    let (a, b) = if cut.label.starts_with("xy") {
+        ("+x", "+y")
+    } else {
+        ("+z", if cut.label.starts_with("xz") { "+x" } else { "+y" })
+    };
+    let (ax, ay) = if cut.label.starts_with("xy") {
+        (1.12, -0.07)
+    } else {
+        (0.08, 1.17)
+    };
+    let (bx, by) = if cut.label.starts_with("xy") {
+        (0.08, 1.17)
+    } else {
+        (1.12, -0.07)
+    };
     chart
         .draw_series([
             Text::new(a.to_string(), (ax, ay), (FAMILY, 12).into_font()),
@@ -461,7 +506,11 @@ fn map<DB: DrawingBackend>(
     // Cell edges halfway between grid angles.
     let edges = |v: &[f64], i: usize| {
         let lo = if i == 0 { v[0] } else { 0.5 * (v[i - 1] + v[i]) };
-        let hi = if i + 1 == v.len() { v[i] } else { 0.5 * (v[i] + v[i + 1]) };
+        let hi = if i + 1 == v.len() {
+            v[i]
+        } else {
+            0.5 * (v[i] + v[i + 1])
+        };
         (lo, hi)
     };
     let x = (p0, if p1 > p0 { p1 } else { p0 + 1.0 });
@@ -515,7 +564,10 @@ fn map<DB: DrawingBackend>(
     cb.draw_series((0..steps).map(|i| {
         let a = lo + MAP_RANGE_DB * i as f64 / steps as f64;
         let b = lo + MAP_RANGE_DB * (i + 1) as f64 / steps as f64;
-        Rectangle::new([(0.0, a), (1.0, b)], sequential((i as f64 + 0.5) / steps as f64).filled())
+        Rectangle::new(
+            [(0.0, a), (1.0, b)],
+            sequential((i as f64 + 0.5) / steps as f64).filled(),
+        )
     }))
     .map_err(draw_err("the colour bar"))?;
     Ok(panel)
