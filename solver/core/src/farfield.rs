@@ -417,6 +417,49 @@ pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option
     }
 }
 
+/// The driven port's incident and accepted power at `freq`, linearly interpolated
+/// between the port's frequencies (exact at one of them); None outside its band or for
+/// a port that was not driven.
+pub fn port_power(port: &crate::results::PortResult, freq: f64) -> Option<PortPower> {
+    if !port.driven {
+        return None;
+    }
+    let f = &port.freq;
+    let n = f.len().min(port.p_inc.len()).min(port.p_acc.len());
+    let at = |i: usize| PortPower {
+        p_inc: port.p_inc[i],
+        p_acc: port.p_acc[i],
+    };
+    if let Some(i) = f[..n].iter().position(|&x| x == freq) {
+        return Some(at(i));
+    }
+    let i = f[..n].windows(2).position(|w| (w[0] - freq) * (w[1] - freq) < 0.0)?;
+    let t = (freq - f[i]) / (f[i + 1] - f[i]);
+    let lerp = |a: f64, b: f64| a + t * (b - a);
+    Some(PortPower {
+        p_inc: lerp(port.p_inc[i], port.p_inc[i + 1]),
+        p_acc: lerp(port.p_acc[i], port.p_acc[i + 1]),
+    })
+}
+
+/// [`compute`] for every surface (one per frequency) of the far field `name`, with the
+/// gain from the driven port among `ports` when there is one (powers from
+/// [`port_power`] at each surface's frequency): what a finished run stores in
+/// `RunResults::farfields`.
+pub fn compute_all(
+    name: &str,
+    surfaces: &[Surface],
+    theta: &[f64],
+    phi: &[f64],
+    ports: &[crate::results::PortResult],
+) -> Vec<FarField> {
+    let driven = ports.iter().find(|p| p.driven);
+    surfaces
+        .iter()
+        .map(|s| compute(name, s, theta, phi, driven.and_then(|p| port_power(p, s.freq))))
+        .collect()
+}
+
 /// The angles `0, step, .., stop` (degrees, `stop` included when it is a multiple of
 /// `step`) in radians: the output grid of a `theta_step`/`phi_step`.
 pub fn grid(step_deg: f64, stop_deg: f64) -> Vec<f64> {

@@ -573,3 +573,41 @@ fn rotated_cube_takes_the_direct_path() {
     let rel = (ff.radiated_power / hertz_p_rad(il.re) - 1.0).abs();
     assert!(rel < 0.005, "P_rad off by {rel}");
 }
+
+/// Port powers at a far field's frequency: exact on the port's grid, interpolated
+/// between, none outside it or without a driven port; `compute_all` uses the driven one.
+#[test]
+fn port_power_interpolates_the_driven_port() {
+    let port = crate::results::PortResult {
+        name: "feed".into(),
+        z0: 50.0,
+        driven: true,
+        freq: vec![0.9e9, 1.0e9, 1.1e9],
+        p_inc: vec![1.0, 1.0, 1.0],
+        p_acc: vec![0.5, 0.9, 0.7],
+        ..Default::default()
+    };
+    assert_eq!(port_power(&port, 1.0e9), Some(PortPower { p_inc: 1.0, p_acc: 0.9 }));
+    let p = port_power(&port, 1.05e9).unwrap();
+    assert!((p.p_acc - 0.8).abs() < 1e-12 && p.p_inc == 1.0);
+    assert_eq!(port_power(&port, 1.2e9), None);
+    let load = crate::results::PortResult {
+        driven: false,
+        ..port.clone()
+    };
+    assert_eq!(port_power(&load, 1.0e9), None);
+    let il = C::new(1e-3, 0.0);
+    let s = cube(0.5 * lambda(), 10, [0.0; 3], |r| {
+        dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il)
+    });
+    let all = compute_all(
+        "ff",
+        &[s.clone(), s],
+        &grid(30.0, 180.0),
+        &grid(90.0, 360.0),
+        &[load, port],
+    );
+    assert_eq!(all.len(), 2);
+    let e = all[0].efficiency.unwrap();
+    assert!((e - all[0].radiated_power / 0.9).abs() < 1e-12 * e);
+}
