@@ -306,57 +306,61 @@ impl ResultFile {
                 });
             }
         }
-        let read = |g: &hdf5::Group, n: &str, what: &str| {
-            g.dataset(n)
-                .and_then(|d| d.read_raw::<f64>())
-                .map_err(ctx(format!("reading /{what}/{n}")))
-        };
+        // Ports and far fields a reader cannot make sense of (a layout of another fdtd
+        // version) are named in `other_groups`, not fatal: the rest of the file still reads.
+        let read = |g: &hdf5::Group, n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).ok();
         let mut ports = Vec::new();
         if let Ok(pg) = file.group("ports") {
             for name in pg.member_names().map_err(ctx("listing /ports".into()))? {
-                let Ok(g) = pg.group(&name) else { continue };
-                let what = format!("ports/{name}");
-                let freq = read(&g, "frequency", &what)?;
-                let z = pairs(read(&g, "Z", &what)?);
-                let s = pairs(read(&g, "S", &what)?);
-                let s_db = match g.dataset("S_dB") {
-                    Ok(_) => read(&g, "S_dB", &what)?,
-                    Err(_) => s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect(),
-                };
-                ports.push(PortInfo {
-                    z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
-                    driven: attr::<bool>(&g, "driven")
-                        .or_else(|| attr::<u8>(&g, "driven").map(|v| v != 0))
-                        .unwrap_or(false),
-                    name,
-                    freq,
-                    z,
-                    s,
-                    s_db,
+                let port = pg.group(&name).ok().and_then(|g| {
+                    let freq = read(&g, "frequency")?;
+                    let z = pairs(read(&g, "Z")?);
+                    let s = pairs(read(&g, "S")?);
+                    let s_db = read(&g, "S_dB")
+                        .unwrap_or_else(|| s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect());
+                    (z.len() == freq.len() && s.len() == freq.len() && s_db.len() == freq.len()).then(|| PortInfo {
+                        z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
+                        driven: attr::<bool>(&g, "driven")
+                            .or_else(|| attr::<u8>(&g, "driven").map(|v| v != 0))
+                            .unwrap_or(false),
+                        name: name.clone(),
+                        freq,
+                        z,
+                        s,
+                        s_db,
+                    })
                 });
+                match port {
+                    Some(p) => ports.push(p),
+                    None => other_groups.push(format!("ports/{name}")),
+                }
             }
         }
         let mut farfields = Vec::new();
         if let Ok(fg) = file.group("farfield") {
             for name in fg.member_names().map_err(ctx("listing /farfield".into()))? {
-                let Ok(g) = fg.group(&name) else { continue };
-                let what = format!("farfield/{name}");
-                let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi"]
-                    .iter()
-                    .filter(|n| g.dataset(n).is_ok())
-                    .map(|n| n.to_string())
-                    .collect();
-                farfields.push(FarFieldInfo {
-                    freq: read(&g, "frequency", &what)?,
-                    theta: read(&g, "theta", &what)?,
-                    phi: read(&g, "phi", &what)?,
-                    radiated_power: attr_vec(&g, "radiated_power").unwrap_or_default(),
-                    max_directivity_dbi: attr_vec(&g, "max_directivity_dBi").unwrap_or_default(),
-                    max_direction: pairs(attr_vec(&g, "max_direction").unwrap_or_default()),
-                    efficiency: attr_vec(&g, "efficiency"),
-                    patterns,
-                    name,
+                let ff = fg.group(&name).ok().and_then(|g| {
+                    let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi"]
+                        .iter()
+                        .filter(|n| g.dataset(n).is_ok())
+                        .map(|n| n.to_string())
+                        .collect();
+                    Some(FarFieldInfo {
+                        freq: read(&g, "frequency")?,
+                        theta: read(&g, "theta")?,
+                        phi: read(&g, "phi")?,
+                        radiated_power: attr_vec(&g, "radiated_power").unwrap_or_default(),
+                        max_directivity_dbi: attr_vec(&g, "max_directivity_dBi").unwrap_or_default(),
+                        max_direction: pairs(attr_vec(&g, "max_direction").unwrap_or_default()),
+                        efficiency: attr_vec(&g, "efficiency"),
+                        patterns,
+                        name: name.clone(),
+                    })
                 });
+                match ff {
+                    Some(f) => farfields.push(f),
+                    None => other_groups.push(format!("farfield/{name}")),
+                }
             }
         }
         Ok(ResultFile {

@@ -187,6 +187,9 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("`c`"), "{err}");
+            // A port group of another layout (no Z, S): named by the reader, not fatal.
+            let p = f.create_group("ports").unwrap().create_group("odd").unwrap();
+            p.new_dataset_builder().with_data(&[1e9]).create("frequency").unwrap();
         }
         let f = hdf5::File::open(&path).unwrap();
         let g = f.group("farfield/a").unwrap();
@@ -215,6 +218,8 @@ mod tests {
         drop(f);
         let r = ResultFile::open(&path).unwrap();
         assert_eq!(r.farfields.len(), 2);
+        assert!(r.ports.is_empty());
+        assert_eq!(r.other_groups, vec!["ports/odd".to_string()]);
         let a = r.farfield("a").unwrap();
         assert_eq!(a.radiated_power, vec![2.0, 2.0]);
         assert_eq!(a.phi, vec![0.0, 180.0]);
