@@ -37,6 +37,9 @@
 //!                                    samples, exclusive), origin (m, position of sample
 //!                                    index_lo), spacing [dx, dy, dz], units, and on H
 //!                                    components h_time_offset = -dt/2 (s)
+//! /farfield/<name>           far fields of a finished run: frequency, theta, phi (degrees),
+//!                            E_theta, E_phi, directivity_dBi, gain_dBi, realized_gain_dBi
+//!                            (see [`results_farfield`], written by [`write_farfields`])
 //! ```
 //!
 //! A new file is built under a temporary name and renamed over any file it replaces
