@@ -118,11 +118,12 @@ fn write_file(dir: &Path) -> PathBuf {
         .unwrap()
         .write_scalar(&z0)
         .unwrap();
-    g.new_attr::<bool>()
+    // As the ports writer stores it: a u8 flag.
+    g.new_attr::<u8>()
         .shape(())
         .create("driven")
         .unwrap()
-        .write_scalar(&true)
+        .write_scalar(&1u8)
         .unwrap();
     write_farfields(&f, &dipole_farfields()).unwrap();
     drop(g);
@@ -149,12 +150,12 @@ fn result_file_reads_ports_and_farfields_back() {
     assert_eq!(f.ports.len(), 1);
     let p = &f.ports[0];
     assert_eq!(
-        (p.name.as_str(), p.z0, p.driven, p.freq.len()),
+        (p.name.as_str(), p.z0, p.driven, p.frequency.len()),
         ("feed", 50.0, true, 161)
     );
     let (freq, z) = rlc();
     assert_eq!(p.z[80], [z[80].re, z[80].im]);
-    assert!((p.freq[80] - 1e9).abs() < 1.0 && freq[80] == p.freq[80]);
+    assert!((p.frequency[80] - 1e9).abs() < 1.0 && freq[80] == p.frequency[80]);
     let ff = f.farfield("ff").unwrap();
     assert_eq!(ff.freq, vec![0.9e9, 1.1e9]);
     assert_eq!((ff.theta.len(), ff.phi.len()), (91, 73));
@@ -184,9 +185,9 @@ fn port_figure_crosses_minus_10_db_where_the_data_says() {
     let fig = port_png(p, &dir.path().join("port.png")).unwrap();
     let c = Canvas::load_png(&fig.path).unwrap();
     let panel = fig.panels.iter().find(|p| p.name == "S_dB").unwrap();
-    let (imin, lo, hi) = band_below(&p.freq, &p.s_db, -10.0).expect("a −10 dB band");
+    let (imin, lo, hi) = band_below(&p.frequency, &p.s_db, -10.0).expect("a −10 dB band");
     // The data: minimum at resonance (|Γ| = 10/110 → −20.8 dB), band inside the sweep.
-    assert!((p.freq[imin] - 1e9).abs() < 1.0 && p.s_db[imin] < -20.0);
+    assert!((p.frequency[imin] - 1e9).abs() < 1.0 && p.s_db[imin] < -20.0);
     assert!(lo > 0.85e9 && lo < 1e9 && hi > 1e9 && hi < 1.15e9, "band {lo}–{hi}");
     let blue = rgb(COLOURS[0]);
     for edge in [lo, hi] {
@@ -203,7 +204,7 @@ fn port_figure_crosses_minus_10_db_where_the_data_says() {
             );
         }
     }
-    assert!(near(&c, panel.pixel(p.freq[imin], p.s_db[imin]), 2, blue));
+    assert!(near(&c, panel.pixel(p.frequency[imin], p.s_db[imin]), 2, blue));
     // Z panel: R = 60 Ω flat, X crosses zero at resonance.
     let zp = fig.panels.iter().find(|p| p.name == "Z").unwrap();
     assert!(near(&c, zp.pixel(0.8e9, 60.0), 2, blue));

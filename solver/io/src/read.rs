@@ -116,19 +116,20 @@ pub struct SnapshotInfo {
     pub components: Vec<SnapshotComponent>,
 }
 
-/// A lumped port's frequency-domain result (`/ports/<name>`).
+/// A lumped port (`/ports/<name>`): its series and, for a finished run, its results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PortInfo {
     pub name: String,
     /// Reference impedance (Ω).
     pub z0: f64,
     pub driven: bool,
-    /// Frequencies (Hz).
-    pub freq: Vec<f64>,
-    /// Input impedance (re, im) in Ω, and S (re, im), per frequency.
+    /// Samples of V and I.
+    pub samples: usize,
+    /// Frequencies (Hz), Z (re, im, Ω), S (re, im) and |S| (dB); empty before the run
+    /// finished.
+    pub frequency: Vec<f64>,
     pub z: Vec<[f64; 2]>,
     pub s: Vec<[f64; 2]>,
-    /// |S| in dB per frequency.
     pub s_db: Vec<f64>,
 }
 
@@ -306,36 +307,37 @@ impl ResultFile {
                 });
             }
         }
-        // Ports and far fields a reader cannot make sense of (a layout of another fdtd
-        // version) are named in `other_groups`, not fatal: the rest of the file still reads.
-        let read = |g: &hdf5::Group, n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).ok();
         let mut ports = Vec::new();
         if let Ok(pg) = file.group("ports") {
             for name in pg.member_names().map_err(ctx("listing /ports".into()))? {
-                let port = pg.group(&name).ok().and_then(|g| {
-                    let freq = read(&g, "frequency")?;
-                    let z = pairs(read(&g, "Z")?);
-                    let s = pairs(read(&g, "S")?);
-                    let s_db = read(&g, "S_dB")
-                        .unwrap_or_else(|| s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect());
-                    (z.len() == freq.len() && s.len() == freq.len() && s_db.len() == freq.len()).then(|| PortInfo {
-                        z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
-                        driven: attr::<bool>(&g, "driven")
-                            .or_else(|| attr::<u8>(&g, "driven").map(|v| v != 0))
-                            .unwrap_or(false),
-                        name: name.clone(),
-                        freq,
-                        z,
-                        s,
-                        s_db,
-                    })
-                });
-                match port {
-                    Some(p) => ports.push(p),
-                    None => other_groups.push(format!("ports/{name}")),
+                let g = pg.group(&name).map_err(ctx(format!("opening /ports/{name}")))?;
+                let read = |n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).unwrap_or_default();
+                let s = pairs(read("S"));
+                let mut s_db = read("S_dB");
+                if s_db.is_empty() {
+                    s_db = s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect();
                 }
+                ports.push(PortInfo {
+                    z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
+                    driven: attr::<u8>(&g, "driven")
+                        .map(|v| v != 0)
+                        .or_else(|| attr::<bool>(&g, "driven"))
+                        .unwrap_or(false),
+                    samples: g
+                        .dataset("V")
+                        .map(|d| d.shape().first().copied().unwrap_or(0))
+                        .unwrap_or(0),
+                    frequency: read("frequency"),
+                    z: pairs(read("Z")),
+                    s,
+                    s_db,
+                    name,
+                });
             }
         }
+        // A far field a reader cannot make sense of (a layout of another fdtd version) is
+        // named in `other_groups`, not fatal: the rest of the file still reads.
+        let read = |g: &hdf5::Group, n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).ok();
         let mut farfields = Vec::new();
         if let Ok(fg) = file.group("farfield") {
             for name in fg.member_names().map_err(ctx("listing /farfield".into()))? {

@@ -187,9 +187,9 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("`c`"), "{err}");
-            // A port group of another layout (no Z, S): named by the reader, not fatal.
-            let p = f.create_group("ports").unwrap().create_group("odd").unwrap();
-            p.new_dataset_builder().with_data(&[1e9]).create("frequency").unwrap();
+            // A far field of another layout (no theta): named by the reader, not fatal.
+            let g = f.group("farfield").unwrap().create_group("odd").unwrap();
+            g.new_dataset_builder().with_data(&[1e9]).create("frequency").unwrap();
         }
         let f = hdf5::File::open(&path).unwrap();
         let g = f.group("farfield/a").unwrap();
@@ -218,8 +218,7 @@ mod tests {
         drop(f);
         let r = ResultFile::open(&path).unwrap();
         assert_eq!(r.farfields.len(), 2);
-        assert!(r.ports.is_empty());
-        assert_eq!(r.other_groups, vec!["ports/odd".to_string()]);
+        assert_eq!(r.other_groups, vec!["farfield/odd".to_string()]);
         let a = r.farfield("a").unwrap();
         assert_eq!(a.radiated_power, vec![2.0, 2.0]);
         assert_eq!(a.phi, vec![0.0, 180.0]);

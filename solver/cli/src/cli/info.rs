@@ -93,8 +93,8 @@ fn all_zero(p: &[ProbeFigures], s: &[SnapFigures]) -> bool {
 fn port_lines(f: &ResultFile) -> Vec<String> {
     let mut out = Vec::new();
     for p in &f.ports {
-        let band = match (p.freq.first(), p.freq.last()) {
-            (Some(a), Some(b)) => format!("{} frequencies {}–{}", p.freq.len(), hz(*a), hz(*b)),
+        let band = match (p.frequency.first(), p.frequency.last()) {
+            (Some(a), Some(b)) => format!("{} frequencies {}–{}", p.frequency.len(), hz(*a), hz(*b)),
             _ => "no frequencies".into(),
         };
         let mut line = format!(
@@ -115,12 +115,12 @@ fn port_lines(f: &ResultFile) -> Vec<String> {
             line += &format!(
                 ", min |{sname}| {:.1} dB at {} (Z {:.1} {} j{:.1} Ω)",
                 p.s_db[i],
-                hz(p.freq[i]),
+                hz(p.frequency[i]),
                 z[0],
                 if z[1] <= -0.05 { "−" } else { "+" },
                 z[1].abs()
             );
-            if let Some((_, lo, hi)) = band_below(&p.freq, &p.s_db, -10.0) {
+            if let Some((_, lo, hi)) = band_below(&p.frequency, &p.s_db, -10.0) {
                 line += &format!(", −10 dB band {}–{}", hz(lo), hz(hi));
             }
         }
@@ -260,9 +260,9 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
             "probes": probe_json,
             "snapshots": snap_json,
             "ports": f.ports.iter().map(|p| {
-                let band = band_below(&p.freq, &p.s_db, -10.0);
+                let band = band_below(&p.frequency, &p.s_db, -10.0);
                 json!({
-                    "name": p.name, "z0": opt_f(p.z0), "driven": p.driven, "frequency": p.freq,
+                    "name": p.name, "z0": opt_f(p.z0), "driven": p.driven, "frequency": p.frequency,
                     "Z": p.z.iter().map(|z| z.map(opt_f)).collect::<Vec<_>>(),
                     "S_dB": p.s_db.iter().map(|d| opt_f(*d)).collect::<Vec<_>>(),
                     "min_S_dB": band.map(|(i, _, _)| p.s_db[i]).or_else(|| p.s_db.iter().copied().filter(|d| d.is_finite()).reduce(f64::min)),

@@ -276,7 +276,7 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
             errln!("note: {} has no ports: nothing for --what ports", f.path().display());
         }
         for p in &f.ports {
-            if p.freq.is_empty() {
+            if p.frequency.is_empty() {
                 errln!("note: port {} has no frequencies: not plotted", p.name);
                 continue;
             }

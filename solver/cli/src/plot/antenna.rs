@@ -71,12 +71,12 @@ fn range(v: impl Iterator<Item = f64>) -> (f64, f64) {
 /// Panels: `S_dB`, `Z`, `smith` (x = Re Γ, y = Im Γ).
 pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
     ensure();
-    if p.freq.is_empty() {
+    if p.frequency.is_empty() {
         return Err(PlotError::Data(format!("port {} has no frequencies", p.name)));
     }
     let (width, height) = (1200u32, 940u32);
-    let f0 = p.freq.iter().copied().fold(f64::INFINITY, f64::min);
-    let f1 = p.freq.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let f0 = p.frequency.iter().copied().fold(f64::INFINITY, f64::min);
+    let f1 = p.frequency.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (f0, f1) = if f1 > f0 {
         (f0, f1)
     } else {
@@ -134,7 +134,7 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
         let blue = COLOURS[0];
         chart
             .draw_series(LineSeries::new(
-                p.freq.iter().zip(&p.s_db).map(|(&f, &d)| (f, d.max(y.0))),
+                p.frequency.iter().zip(&p.s_db).map(|(&f, &d)| (f, d.max(y.0))),
                 blue.stroke_width(2),
             ))
             .map_err(draw_err("|S|"))?
@@ -160,7 +160,7 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
             let c = COLOURS[k];
             chart
                 .draw_series(LineSeries::new(
-                    p.freq.iter().zip(&p.z).map(|(&f, z)| (f, z[part])),
+                    p.frequency.iter().zip(&p.z).map(|(&f, z)| (f, z[part])),
                     c.stroke_width(2),
                 ))
                 .map_err(draw_err("Z"))?
@@ -287,7 +287,7 @@ fn smith<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &PortInfo) -> Res
             .map_err(draw_err("the minimum"))?;
         chart
             .draw_series([Text::new(
-                format!("min at {}", hz(p.freq[i])),
+                format!("min at {}", hz(p.frequency[i])),
                 (s[0] + 0.04, s[1] - 0.04),
                 (FAMILY, 12).into_font(),
             )])
