@@ -570,17 +570,23 @@ pub fn db(x: f64) -> f64 {
 }
 
 /// Lines for the run summary, per far field and frequency: radiated power, efficiency,
-/// peak directivity and where, peak gain and realized gain.
+/// peak directivity and where, peak gain and realized gain (the last three with a
+/// driven port), e.g. `far field ff at 1 GHz: P_rad 982.1 mW, D_max 2.15 dBi at
+/// (θ 90°, φ 0°), efficiency 98.2 %, G_max 2.07 dBi, realized 1.95 dBi`.
 pub fn summary_lines(ffs: &[FarField]) -> Vec<String> {
     use crate::fmt::{hz, sig};
     let mut out = Vec::new();
     for f in ffs {
         let (t, p) = f.max_at;
+        // Without a driven port the power is in transform units (see `results`).
+        let power = match f.efficiency {
+            Some(_) => crate::fmt::si(f.radiated_power, "W"),
+            None => format!("{} (transform units: no driven port)", sig(f.radiated_power, 4)),
+        };
         let mut line = format!(
-            "far field {} at {}: P_rad {}, D_max {:.2} dBi at (θ {}°, φ {}°)",
+            "far field {} at {}: P_rad {power}, D_max {:.2} dBi at (θ {}°, φ {}°)",
             f.name,
             hz(f.freq),
-            crate::fmt::si(f.radiated_power, "W"),
             db(f.max_directivity),
             sig(t.to_degrees(), 4),
             sig(p.to_degrees(), 4),

@@ -436,8 +436,14 @@ fn port_power_gives_gain_and_efficiency() {
     for ((d, g), rg) in ff.directivity.iter().zip(g).zip(rg) {
         assert!((g - 0.8 * d).abs() < 1e-12 && (rg - 0.5 * d).abs() < 1e-12);
     }
-    let lines = summary_lines(&[ff]);
-    assert_eq!(lines.len(), 1);
+    let no_port = compute("d", &s, &grid(10.0, 180.0), &grid(30.0, 360.0), None);
+    let lines = summary_lines(&[ff, no_port]);
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[1].contains("transform units") && !lines[1].contains("G_max"),
+        "{}",
+        lines[1]
+    );
     let l = &lines[0];
     assert!(
         l.contains("far field d at 1 GHz") && l.contains("efficiency 80.0 %"),
@@ -531,6 +537,7 @@ fn speed_1e5_samples() {
         t.elapsed().as_secs_f64(),
         db(ff.max_directivity)
     );
+    assert!(t.elapsed().as_secs_f64() < 60.0, "far too slow");
 }
 
 /// A cube turned about (1, 1, 1) by 30° (no normal along an axis: every sample takes
