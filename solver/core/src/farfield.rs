@@ -90,13 +90,28 @@ struct Row {
 }
 
 /// The samples whose outward normal is ±(axis `a`), in rows. Their currents are
-/// tangential, so only the `u`, `v` components (u = a+1, v = a+2 mod 3) are kept:
-/// per sample [J_u, J_v, M_u, M_v]·dA and the index of its `v` coordinate.
+/// tangential, so only the `u`, `v` components are kept: per sample
+/// [J_u, J_v, M_u, M_v]·dA and the index of its `v` coordinate. Rows run along z
+/// (v = z) on x and y faces, along y on z faces (see [`tangential`]).
+
 struct AxisGroup {
     axis: usize,
+    u: usize,
+    v: usize,
     rows: Vec<Row>,
     iv: Vec<u32>,
     cur: Vec<[Complex64; 4]>,
+}
+
+/// The tangential axes (u, v) of a face normal to `a`, rows along v: v = z whenever z
+/// is tangential, because every direction of one θ has the same r̂_z = cos θ, so those
+/// rows' sums serve a whole φ sweep.
+fn tangential(a: usize) -> (usize, usize) {
+    match a {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
 }
 
 /// A surface turned into what the radiation integrals need: the equivalent currents
@@ -104,11 +119,14 @@ struct AxisGroup {
 ///
 /// The phase e^{jk r'·r̂} is the product of three per-axis factors. Samples on faces
 /// normal to an axis (a box's) are grouped by that axis and cut into rows along one
-/// tangential axis, so per direction the factors are computed once per distinct
+/// tangential axis v, so per direction the factors are computed once per distinct
 /// coordinate, each row's sum Σ e^{jk v r̂_v}·(J_u, J_v, M_u, M_v) costs four complex
-/// multiply-adds per sample, and the row's remaining phase one product per row. Any
-/// other sample (a tilted normal, or coordinates too scattered for the tables to pay)
-/// takes the direct path: its own phase and all three components.
+/// multiply-adds per sample, and the row's remaining phase one product per row. On x
+/// and y faces the rows run along z, and their sums are made once per θ for all φ
+/// (r̂_z = cos θ), leaving one product and four multiply-adds per row and direction:
+/// only the z faces cost per sample and direction. Any other sample (a tilted normal,
+/// or coordinates too scattered for the tables to pay) takes the direct path: its own
+/// phase and all three components.
 struct Currents {
     k: f64,
     eta: f64,
@@ -140,7 +158,7 @@ impl Currents {
             let m = cross(p.normal, p.e).map(|c| -c * p.area);
             match axis_of(p.normal).filter(|_| tables) {
                 Some(a) => {
-                    let (u, v) = ((a + 1) % 3, (a + 2) % 3);
+                    let (u, v) = tangential(a);
                     tabled.push((
                         a,
                         index(a, p.pos[a]),
@@ -156,8 +174,11 @@ impl Currents {
         let mut groups: Vec<AxisGroup> = Vec::new();
         for (a, ia, iu, iv, c) in tabled {
             if groups.last().is_none_or(|g| g.axis != a) {
+                let (u, v) = tangential(a);
                 groups.push(AxisGroup {
                     axis: a,
+                    u,
+                    v,
                     rows: Vec::new(),
                     iv: Vec::new(),
                     cur: Vec::new(),
@@ -190,32 +211,50 @@ impl Currents {
         self.groups.is_empty() && self.other.is_empty()
     }
 
+    /// The sums Σ e^{jk z r̂_z}·(J_u, J_v, M_u, M_v) of every row along z (groups with
+    /// v = z; empty for the others), for the z phase table `pz`.
+    fn z_row_sums(&self, pz: &[Complex64]) -> Vec<Vec<[Complex64; 4]>> {
+        self.groups
+            .iter()
+            .map(|g| {
+                if g.v != 2 {
+                    return Vec::new();
+                }
+                g.rows.iter().map(|row| Self::row_sum(g, row, pz)).collect()
+            })
+            .collect()
+    }
+
+    fn row_sum(g: &AxisGroup, row: &Row, pv: &[Complex64]) -> [Complex64; 4] {
+        let range = row.start as usize..(row.start + row.len) as usize;
+        let mut s = [Complex64::new(0.0, 0.0); 4];
+        for (c, &iv) in g.cur[range.clone()].iter().zip(&g.iv[range]) {
+            let p = pv[iv as usize];
+            s[0] += c[0] * p;
+            s[1] += c[1] * p;
+            s[2] += c[2] * p;
+            s[3] += c[3] * p;
+        }
+        s
+    }
+
     /// The radiation vectors N = Σ J·e^{jk r'·r̂}·dA and L = Σ M·e^{jk r'·r̂}·dA for the
-    /// direction `r`, with `scratch` as the per-axis phase tables.
-    fn radiation(&self, r: [f64; 3], scratch: &mut [Vec<Complex64>; 3]) -> ([Complex64; 3], [Complex64; 3]) {
+    /// direction `r`, with `tables` the per-axis phase factors of `coords` for `r` and
+    /// `zsums` the rows' sums along z for `r`'s θ ([`Currents::z_row_sums`]).
+    fn radiation(
+        &self,
+        r: [f64; 3],
+        tables: &[Vec<Complex64>; 3],
+        zsums: &[Vec<[Complex64; 4]>],
+    ) -> ([Complex64; 3], [Complex64; 3]) {
         let z = Complex64::new(0.0, 0.0);
         let mut n = [z; 3];
         let mut l = [z; 3];
-        if !self.groups.is_empty() {
-            for a in 0..3 {
-                scratch[a].clear();
-                let kr = self.k * r[a];
-                scratch[a].extend(self.coords[a].iter().map(|&x| Complex64::from_polar(1.0, kr * x)));
-            }
-        }
-        for g in &self.groups {
-            let (a, u, v) = (g.axis, (g.axis + 1) % 3, (g.axis + 2) % 3);
-            let (pa, pu, pv) = (&scratch[a], &scratch[u], &scratch[v]);
-            for row in &g.rows {
-                let range = row.start as usize..(row.start + row.len) as usize;
-                let mut s = [z; 4];
-                for (c, &iv) in g.cur[range.clone()].iter().zip(&g.iv[range]) {
-                    let p = pv[iv as usize];
-                    s[0] += c[0] * p;
-                    s[1] += c[1] * p;
-                    s[2] += c[2] * p;
-                    s[3] += c[3] * p;
-                }
+        for (g, sums) in self.groups.iter().zip(zsums) {
+            let (a, u, v) = (g.axis, g.u, g.v);
+            let (pa, pu, pv) = (&tables[a], &tables[u], &tables[v]);
+            for (k, row) in g.rows.iter().enumerate() {
+                let s = if g.v == 2 { sums[k] } else { Self::row_sum(g, row, pv) };
                 let ph = pa[row.ia as usize] * pu[row.iu as usize];
                 n[u] += s[0] * ph;
                 n[v] += s[1] * ph;
@@ -233,32 +272,44 @@ impl Currents {
         (n, l)
     }
 
-    /// r·E_θ and r·E_φ (e^{−jkr} removed) in the direction (θ, φ).
+    fn table(&self, a: usize, ra: f64, out: &mut Vec<Complex64>) {
+        out.clear();
+        let kr = self.k * ra;
+        out.extend(self.coords[a].iter().map(|&x| Complex64::from_polar(1.0, kr * x)));
+    }
+
+    /// r·E_θ and r·E_φ (e^{−jkr} removed) at polar angle `theta` for every `phi`.
     ///
     /// With e^{+jωt} (Balanis, *Antenna Theory*, 4th ed., eq. 12-10; Taflove ch. 8 with
     /// j → −j): E_θ = −jk·e^{−jkr}/(4πr)·(L_φ + η·N_θ), E_φ = +jk·e^{−jkr}/(4πr)·(L_θ − η·N_φ).
-    fn field(&self, theta: f64, phi: f64, scratch: &mut [Vec<Complex64>; 3]) -> (Complex64, Complex64) {
+    fn fields_at_theta(&self, theta: f64, phi: &[f64]) -> Vec<(Complex64, Complex64)> {
         let (st, ct) = theta.sin_cos();
-        let (sp, cp) = phi.sin_cos();
-        let r = [st * cp, st * sp, ct];
-        let th = [ct * cp, ct * sp, -st];
-        let ph = [-sp, cp, 0.0];
-        let (n, l) = self.radiation(r, scratch);
-        let dot = |v: &[Complex64; 3], u: &[f64; 3]| v[0] * u[0] + v[1] * u[1] + v[2] * u[2];
-        let (n_t, n_p, l_t, l_p) = (dot(&n, &th), dot(&n, &ph), dot(&l, &th), dot(&l, &ph));
+        let mut tables: [Vec<Complex64>; 3] = Default::default();
+        self.table(2, ct, &mut tables[2]);
+        let zsums = self.z_row_sums(&tables[2]);
         let c = Complex64::new(0.0, self.k / (4.0 * std::f64::consts::PI));
-        (-c * (l_p + n_t * self.eta), c * (l_t - n_p * self.eta))
+        let dot = |v: &[Complex64; 3], u: &[f64; 3]| v[0] * u[0] + v[1] * u[1] + v[2] * u[2];
+        phi.iter()
+            .map(|&p| {
+                let (sp, cp) = p.sin_cos();
+                let r = [st * cp, st * sp, ct];
+                let [tx, ty, _] = &mut tables;
+                self.table(0, r[0], tx);
+                self.table(1, r[1], ty);
+                let (n, l) = self.radiation(r, &tables, &zsums);
+                let th = [ct * cp, ct * sp, -st];
+                let ph = [-sp, cp, 0.0];
+                let (n_t, n_p, l_t, l_p) = (dot(&n, &th), dot(&n, &ph), dot(&l, &th), dot(&l, &ph));
+                (-c * (l_p + n_t * self.eta), c * (l_t - n_p * self.eta))
+            })
+            .collect()
     }
 
-    /// U in every direction of `dirs` (θ, φ), in parallel, with the fields.
-    fn fields(&self, dirs: &[(f64, f64)]) -> Vec<(Complex64, Complex64)> {
+    /// The fields on the grid `theta` × `phi` (`[theta][phi]` flat), in parallel over θ.
+    fn fields(&self, theta: &[f64], phi: &[f64]) -> Vec<(Complex64, Complex64)> {
         use rayon::prelude::*;
-        dirs.par_iter()
-            .map_init(
-                || [Vec::new(), Vec::new(), Vec::new()],
-                |scratch, &(t, p)| self.field(t, p, scratch),
-            )
-            .collect()
+        let rows: Vec<Vec<(Complex64, Complex64)>> = theta.par_iter().map(|&t| self.fields_at_theta(t, phi)).collect();
+        rows.concat()
     }
 
     fn intensity(&self, e: (Complex64, Complex64)) -> f64 {
@@ -346,11 +397,9 @@ fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
     let (nt, np) = quadrature_size(cur.k, radius);
     let (x, w) = gauss_legendre(nt);
     let dphi = 2.0 * std::f64::consts::PI / np as f64;
-    let dirs: Vec<(f64, f64)> = x
-        .iter()
-        .flat_map(|&c| (0..np).map(move |j| (c.acos(), j as f64 * dphi)))
-        .collect();
-    let u = cur.fields(&dirs);
+    let theta: Vec<f64> = x.iter().map(|c| c.acos()).collect();
+    let phi: Vec<f64> = (0..np).map(|j| j as f64 * dphi).collect();
+    let u = cur.fields(&theta, &phi);
     u.chunks(np)
         .zip(&w)
         .map(|(row, wi)| wi * dphi * row.iter().map(|&e| cur.intensity(e)).sum::<f64>())
@@ -366,16 +415,16 @@ fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
 /// N = Σ J·e^{jk r'·r̂}·dA, L = Σ M·e^{jk r'·r̂}·dA (the midpoint rule on each patch);
 /// r·E_θ = −jk/(4π)·(L_φ + η·N_θ), r·E_φ = +jk/(4π)·(L_θ − η·N_φ) (e^{+jωt}, phase
 /// referred to the coordinate origin); U = (|rE_θ|² + |rE_φ|²)/(2η); D = 4πU/P_rad.
-/// Directions are evaluated in parallel (rayon); the phase e^{jk r'·r̂} is built from
-/// per-axis tables of the distinct coordinates, row by row (see `Currents`), which the
-/// face-centred samples of a box make short.
+/// Directions are evaluated in parallel over θ (rayon); the phase e^{jk r'·r̂} is built
+/// from per-axis tables of the distinct coordinates, row by row, with the z rows of x
+/// and y faces summed once per θ (see `Currents`).
 pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option<PortPower>) -> FarField {
     let cur = Currents::new(s);
     let dirs: Vec<(f64, f64)> = theta.iter().flat_map(|&t| phi.iter().map(move |&p| (t, p))).collect();
     let fields = if cur.is_empty() {
         vec![(Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0)); dirs.len()]
     } else {
-        cur.fields(&dirs)
+        cur.fields(theta, phi)
     };
     let intensity: Vec<f64> = fields.iter().map(|&e| cur.intensity(e)).collect();
     let p_rad = radiated_power_of(&cur, surface_radius(s));
