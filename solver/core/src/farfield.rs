@@ -93,7 +93,6 @@ struct Row {
 /// tangential, so only the `u`, `v` components are kept: per sample
 /// [J_u, J_v, M_u, M_v]·dA and the index of its `v` coordinate. Rows run along z
 /// (v = z) on x and y faces, along y on z faces (see [`tangential`]).
-
 struct AxisGroup {
     axis: usize,
     u: usize,
