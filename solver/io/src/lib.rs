@@ -37,6 +37,9 @@
 //!                                    samples, exclusive), origin (m, position of sample
 //!                                    index_lo), spacing [dx, dy, dz], units, and on H
 //!                                    components h_time_offset = -dt/2 (s)
+//! /farfield/<name>           far fields of a finished run: frequency, theta, phi (degrees),
+//!                            E_theta, E_phi, directivity_dBi, gain_dBi, realized_gain_dBi
+//!                            (see [`results_farfield`], written by [`write_farfields`])
 //! ```
 //!
 //! A new file is built under a temporary name and renamed over any file it replaces
@@ -54,11 +57,13 @@ mod describe;
 mod hdf5;
 pub mod read;
 mod reserve;
+pub mod results_farfield;
 mod safe_create;
 pub mod xdmf;
 
 pub use self::describe::BackendLine;
-pub use self::read::{ReadError, ResultFile};
+pub use self::read::{FarFieldInfo, PortInfo, ReadError, ResultFile};
+pub use self::results_farfield::write_farfields;
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,

@@ -116,6 +116,51 @@ pub struct SnapshotInfo {
     pub components: Vec<SnapshotComponent>,
 }
 
+/// A lumped port (`/ports/<name>`): its series and, for a finished run, its results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortInfo {
+    pub name: String,
+    /// Reference impedance (Ω).
+    pub z0: f64,
+    pub driven: bool,
+    /// Samples of V and I.
+    pub samples: usize,
+    /// Frequencies (Hz), Z (re, im, Ω), S (re, im) and |S| (dB); empty before the run
+    /// finished.
+    pub frequency: Vec<f64>,
+    pub z: Vec<[f64; 2]>,
+    pub s: Vec<[f64; 2]>,
+    pub s_db: Vec<f64>,
+}
+
+/// What a far field holds (`/farfield/<name>`); the patterns are read with
+/// [`ResultFile::farfield_pattern`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct FarFieldInfo {
+    pub name: String,
+    /// Frequencies (Hz).
+    pub freq: Vec<f64>,
+    /// The grid (degrees).
+    pub theta: Vec<f64>,
+    pub phi: Vec<f64>,
+    /// Per frequency: radiated power (W), peak directivity (dBi) and its direction
+    /// (θ, φ in degrees), efficiency (with a driven port).
+    pub radiated_power: Vec<f64>,
+    pub max_directivity_dbi: Vec<f64>,
+    pub max_direction: Vec<[f64; 2]>,
+    pub efficiency: Option<Vec<f64>>,
+    /// The pattern datasets present: `directivity_dBi`, `gain_dBi`, `realized_gain_dBi`.
+    pub patterns: Vec<String>,
+}
+
+fn attr_vec(loc: &Location, name: &str) -> Option<Vec<f64>> {
+    loc.attr(name).and_then(|a| a.read_raw::<f64>()).ok()
+}
+
+fn pairs(v: Vec<f64>) -> Vec<[f64; 2]> {
+    v.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
+}
+
 /// An open result file.
 pub struct ResultFile {
     path: PathBuf,
@@ -123,6 +168,9 @@ pub struct ResultFile {
     pub run: RunAttrs,
     pub probes: Vec<ProbeInfo>,
     pub snapshots: Vec<SnapshotInfo>,
+    /// Lumped ports (`/ports`) and far fields (`/farfield`) of an antenna run.
+    pub ports: Vec<PortInfo>,
+    pub farfields: Vec<FarFieldInfo>,
     /// Top-level groups this version does not interpret (e.g. `ports` written by a newer
     /// fdtd), so a reader can say what it skipped.
     pub other_groups: Vec<String>,
@@ -184,7 +232,7 @@ impl ResultFile {
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
         let other_groups: Vec<String> = groups
             .iter()
-            .filter(|g| *g != "probes" && *g != "snapshots")
+            .filter(|g| !["probes", "snapshots", "ports", "farfield"].contains(&g.as_str()))
             .cloned()
             .collect();
 
@@ -259,12 +307,72 @@ impl ResultFile {
                 });
             }
         }
+        let mut ports = Vec::new();
+        if let Ok(pg) = file.group("ports") {
+            for name in pg.member_names().map_err(ctx("listing /ports".into()))? {
+                let g = pg.group(&name).map_err(ctx(format!("opening /ports/{name}")))?;
+                let read = |n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).unwrap_or_default();
+                let s = pairs(read("S"));
+                let mut s_db = read("S_dB");
+                if s_db.is_empty() {
+                    s_db = s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect();
+                }
+                ports.push(PortInfo {
+                    z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
+                    driven: attr::<u8>(&g, "driven")
+                        .map(|v| v != 0)
+                        .or_else(|| attr::<bool>(&g, "driven"))
+                        .unwrap_or(false),
+                    samples: g
+                        .dataset("V")
+                        .map(|d| d.shape().first().copied().unwrap_or(0))
+                        .unwrap_or(0),
+                    frequency: read("frequency"),
+                    z: pairs(read("Z")),
+                    s,
+                    s_db,
+                    name,
+                });
+            }
+        }
+        // A far field a reader cannot make sense of (a layout of another fdtd version) is
+        // named in `other_groups`, not fatal: the rest of the file still reads.
+        let read = |g: &hdf5::Group, n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).ok();
+        let mut farfields = Vec::new();
+        if let Ok(fg) = file.group("farfield") {
+            for name in fg.member_names().map_err(ctx("listing /farfield".into()))? {
+                let ff = fg.group(&name).ok().and_then(|g| {
+                    let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi"]
+                        .iter()
+                        .filter(|n| g.dataset(n).is_ok())
+                        .map(|n| n.to_string())
+                        .collect();
+                    Some(FarFieldInfo {
+                        freq: read(&g, "frequency")?,
+                        theta: read(&g, "theta")?,
+                        phi: read(&g, "phi")?,
+                        radiated_power: attr_vec(&g, "radiated_power").unwrap_or_default(),
+                        max_directivity_dbi: attr_vec(&g, "max_directivity_dBi").unwrap_or_default(),
+                        max_direction: pairs(attr_vec(&g, "max_direction").unwrap_or_default()),
+                        efficiency: attr_vec(&g, "efficiency"),
+                        patterns,
+                        name: name.clone(),
+                    })
+                });
+                match ff {
+                    Some(f) => farfields.push(f),
+                    None => other_groups.push(format!("farfield/{name}")),
+                }
+            }
+        }
         Ok(ResultFile {
             path,
             file,
             run,
             probes,
             snapshots,
+            ports,
+            farfields,
             other_groups,
         })
     }
@@ -376,6 +484,46 @@ impl ResultFile {
             .dataset(&name)
             .and_then(|d| d.read_slice::<f32, _, ndarray::Ix4>((frame..frame + 1, 0..a, 0..b, 0..cc)))
             .map_err(self.err(format!("reading /{name} frame {frame}")))?;
+        Ok(arr.iter().copied().collect())
+    }
+
+    /// A far field by name.
+    pub fn farfield(&self, name: &str) -> Result<&FarFieldInfo, ReadError> {
+        self.farfields.iter().find(|f| f.name == name).ok_or_else(|| {
+            self.missing(
+                "far field",
+                name,
+                self.farfields.iter().map(|f| f.name.as_str()).collect(),
+            )
+        })
+    }
+
+    /// One far-field pattern (`directivity_dBi`, `gain_dBi` or `realized_gain_dBi`) at
+    /// the far field's `freq_index`-th frequency: values in dBi, `[theta][phi]` flat.
+    pub fn farfield_pattern(&self, name: &str, quantity: &str, freq_index: usize) -> Result<Vec<f64>, ReadError> {
+        let f = self.farfield(name)?;
+        if !f.patterns.iter().any(|p| p == quantity) {
+            return Err(self.missing(
+                "far-field pattern",
+                &format!("{name}/{quantity}"),
+                f.patterns.iter().map(|p| p.as_str()).collect(),
+            ));
+        }
+        if freq_index >= f.freq.len() {
+            return Err(ReadError::Missing {
+                path: self.path.clone(),
+                what: "frequency",
+                name: format!("/farfield/{name}/{quantity}[{freq_index}]"),
+                have: format!("{} frequencies", f.freq.len()),
+            });
+        }
+        let ds = format!("farfield/{name}/{quantity}");
+        let (nt, np) = (f.theta.len(), f.phi.len());
+        let arr = self
+            .file
+            .dataset(&ds)
+            .and_then(|d| d.read_slice::<f64, _, ndarray::Ix3>((freq_index..freq_index + 1, 0..nt, 0..np)))
+            .map_err(self.err(format!("reading /{ds} frequency {freq_index}")))?;
         Ok(arr.iter().copied().collect())
     }
 }

@@ -2,6 +2,7 @@
 use super::{exit, CliError, InfoArgs};
 use fdtd::fmt::{duration, hz, lengths, point, si, sig, thousands};
 use fdtd::output::read::{ProbeInfo, ResultFile, SnapshotInfo};
+use fdtd::plot::antenna::band_below;
 use fdtd::scene::Scene;
 use fdtd::signal::{peak, Spectrum};
 use serde_json::{json, Value};
@@ -85,6 +86,75 @@ fn all_zero(p: &[ProbeFigures], s: &[SnapFigures]) -> bool {
         && s.iter()
             .filter(|x| x.scanned)
             .all(|x| x.peak.is_none_or(|(_, v)| v == 0.0))
+}
+
+/// One line per port: reference impedance, whether driven, the band, and the minimum of
+/// |S| with Z there and the −10 dB band.
+fn port_lines(f: &ResultFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &f.ports {
+        let band = match (p.frequency.first(), p.frequency.last()) {
+            (Some(a), Some(b)) => format!("{} frequencies {}–{}", p.frequency.len(), hz(*a), hz(*b)),
+            _ => "no frequencies".into(),
+        };
+        let mut line = format!(
+            "  {:<14} Z0 {} Ω, {}: {band}",
+            p.name,
+            sig(p.z0, 4),
+            if p.driven { "driven" } else { "matched load" }
+        );
+        let sname = if p.driven { "S11" } else { "S" };
+        if let Some((i, _)) = p
+            .s_db
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_finite())
+            .min_by(|a, b| a.1.total_cmp(b.1))
+        {
+            let z = p.z.get(i).copied().unwrap_or([f64::NAN; 2]);
+            line += &format!(
+                ", min |{sname}| {:.1} dB at {} (Z {:.1} {} j{:.1} Ω)",
+                p.s_db[i],
+                hz(p.frequency[i]),
+                z[0],
+                if z[1] <= -0.05 { "−" } else { "+" },
+                z[1].abs()
+            );
+            if let Some((_, lo, hi)) = band_below(&p.frequency, &p.s_db, -10.0) {
+                line += &format!(", −10 dB band {}–{}", hz(lo), hz(hi));
+            }
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// Per far field, a line with its grid and one per frequency with its headline figures.
+fn farfield_lines(f: &ResultFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for ff in &f.farfields {
+        out.push(format!(
+            "  {:<14} {} frequencies, {} × {} directions (θ × φ)",
+            ff.name,
+            ff.freq.len(),
+            ff.theta.len(),
+            ff.phi.len()
+        ));
+        for (k, fr) in ff.freq.iter().enumerate() {
+            let mut line = format!("    at {}:", hz(*fr));
+            if let Some(p) = ff.radiated_power.get(k) {
+                line += &format!(" P_rad {}", si(*p, "W"));
+            }
+            if let (Some(d), Some(at)) = (ff.max_directivity_dbi.get(k), ff.max_direction.get(k)) {
+                line += &format!(", D_max {d:.2} dBi at (θ {}°, φ {}°)", sig(at[0], 4), sig(at[1], 4));
+            }
+            if let Some(e) = ff.efficiency.as_ref().and_then(|e| e.get(k)) {
+                line += &format!(", efficiency {:.1} %", 100.0 * e);
+            }
+            out.push(line);
+        }
+    }
+    out
 }
 
 fn opt_f(x: f64) -> Value {
@@ -189,6 +259,21 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
             "sources": sources,
             "probes": probe_json,
             "snapshots": snap_json,
+            "ports": f.ports.iter().map(|p| {
+                let band = band_below(&p.frequency, &p.s_db, -10.0);
+                json!({
+                    "name": p.name, "z0": opt_f(p.z0), "driven": p.driven, "frequency": p.frequency,
+                    "Z": p.z.iter().map(|z| z.map(opt_f)).collect::<Vec<_>>(),
+                    "S_dB": p.s_db.iter().map(|d| opt_f(*d)).collect::<Vec<_>>(),
+                    "min_S_dB": band.map(|(i, _, _)| p.s_db[i]).or_else(|| p.s_db.iter().copied().filter(|d| d.is_finite()).reduce(f64::min)),
+                    "band_10dB": band.map(|(_, lo, hi)| [lo, hi]),
+                })
+            }).collect::<Vec<_>>(),
+            "farfield": f.farfields.iter().map(|ff| json!({
+                "name": ff.name, "frequency": ff.freq, "theta_points": ff.theta.len(), "phi_points": ff.phi.len(),
+                "radiated_power": ff.radiated_power, "max_directivity_dBi": ff.max_directivity_dbi,
+                "max_direction": ff.max_direction, "efficiency": ff.efficiency, "patterns": ff.patterns,
+            })).collect::<Vec<_>>(),
             "other_groups": f.other_groups.iter().filter(|g| *g != "sources").collect::<Vec<_>>(),
             "all_zero": zero,
         });
@@ -288,6 +373,18 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                 s.every,
                 c.frames
             );
+        }
+    }
+    if !f.ports.is_empty() {
+        outln!("ports ({})", f.ports.len());
+        for l in port_lines(&f) {
+            outln!("{l}");
+        }
+    }
+    if !f.farfields.is_empty() {
+        outln!("far fields ({})", f.farfields.len());
+        for l in farfield_lines(&f) {
+            outln!("{l}");
         }
     }
     for g in f.other_groups.iter().filter(|g| *g != "sources") {

@@ -266,8 +266,11 @@ pub enum PlotWhat {
     Snapshots,
     /// Each snapshot component as an animated GIF over time, on one colour scale.
     Gif,
-    /// Port quantities (S11, impedance), for files that hold ports.
+    /// Each port's |S| in dB with the −10 dB line, its input impedance and a Smith chart.
     Ports,
+    /// Each far field's principal-plane cuts (polar, dBi) and θ–φ directivity map, per
+    /// frequency.
+    Farfield,
     /// Everything the file holds.
     All,
 }

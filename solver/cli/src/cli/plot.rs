@@ -4,6 +4,7 @@ use super::{exit, CliError, PlotArgs, PlotWhat};
 use fdtd::fmt::{point, si};
 use fdtd::model::Model;
 use fdtd::output::read::ResultFile;
+use fdtd::plot::antenna::{farfield_png, port_png};
 use fdtd::plot::geometry::geometry_png;
 use fdtd::plot::series::{spectrum_png, time_png, Series};
 use fdtd::plot::slice::{slice_gif, slice_png, Slice, Style};
@@ -18,6 +19,8 @@ const GIF_FRAMES: usize = 120;
 /// The colour scale of a slice ends at this quantile of |field|: the few samples beside a
 /// source, whose near field dwarfs the radiated wave, saturate instead of washing it out.
 const SCALE_QUANTILE: f64 = 0.995;
+/// Most far-field figures per far field: more frequencies are thinned evenly.
+const FARFIELD_FIGURES: usize = 12;
 
 fn plot_err(e: PlotError) -> CliError {
     match e {
@@ -268,12 +271,49 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
         }
     }
 
-    // Groups written by a newer fdtd (ports, far field) are named, not silently dropped.
+    if wants(PlotWhat::Ports) {
+        if f.ports.is_empty() && !all {
+            errln!("note: {} has no ports: nothing for --what ports", f.path().display());
+        }
+        for p in &f.ports {
+            if p.frequency.is_empty() {
+                errln!("note: port {} has no frequencies: not plotted", p.name);
+                continue;
+            }
+            let path = out_path(&dir, &stem, &format!("port_{}", p.name), "png");
+            written(&port_png(p, &path).map_err(plot_err)?);
+        }
+    }
+    if wants(PlotWhat::Farfield) {
+        if f.farfields.is_empty() && !all {
+            errln!(
+                "note: {} has no far fields: nothing for --what farfield",
+                f.path().display()
+            );
+        }
+        for ff in &f.farfields {
+            let stride = ff.freq.len().div_ceil(FARFIELD_FIGURES).max(1);
+            if stride > 1 {
+                errln!(
+                    "note: far field {} has {} frequencies: plotting every {stride}th",
+                    ff.name,
+                    ff.freq.len()
+                );
+            }
+            for k in (0..ff.freq.len()).step_by(stride) {
+                let values = f
+                    .farfield_pattern(&ff.name, "directivity_dBi", k)
+                    .map_err(|e| plot_err(e.into()))?;
+                let at = si(ff.freq[k], "Hz");
+                let path = out_path(&dir, &stem, &format!("farfield_{}_{at}", ff.name), "png");
+                written(&farfield_png(ff, k, &values, "directivity", &path).map_err(plot_err)?);
+            }
+        }
+    }
+
+    // Groups written by a newer fdtd are named, not silently dropped.
     for g in f.other_groups.iter().filter(|g| *g != "sources") {
         errln!("note: /{g} is not plotted by fdtd {}", env!("CARGO_PKG_VERSION"));
-    }
-    if a.what.contains(&PlotWhat::Ports) && !f.other_groups.iter().any(|g| g == "ports") {
-        errln!("note: {} has no ports: nothing for --what ports", f.path().display());
     }
     Ok(exit::OK)
 }

@@ -6,6 +6,7 @@
 //! fonts are needed), encoded with the `png` and `gif` crates. Every figure returns the
 //! [`Panel`]s it drew, the mapping from data to pixels, so a test can find the pixel of a
 //! data point instead of hard-coding one.
+pub mod antenna;
 mod canvas;
 mod colormap;
 mod font;
