@@ -281,7 +281,8 @@ fn segment_integrals(d: i64, delta: f64, kern: &Kernel, panel: &Rule, two: &Rule
 
 /// Input impedance (Ω) of a centre-fed dipole of total `length` and wire `radius` (m) at
 /// `freq` (Hz), with `segments` (even, ≥ 4) equal segments and a feed gap of width `gap`
-/// (m; 0 for a delta gap). See the module doc for the formulation.
+/// (m; 0 for a delta gap). See the module doc for the formulation and its accuracy. The
+/// graded quadrature resolves the kernel for segment/radius ratios up to ~1e10.
 pub fn dipole_impedance_gap(length: f64, radius: f64, gap: f64, freq: f64, segments: usize) -> Complex64 {
     assert!(
         segments >= 4 && segments.is_multiple_of(2),
