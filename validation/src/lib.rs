@@ -18,6 +18,7 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 pub mod cases;
+pub mod reference;
 pub mod suite;
 
 /// Parse scene text (panics with the parser's message: tests want the message).
