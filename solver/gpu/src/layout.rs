@@ -271,6 +271,32 @@ pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<
         .into_iter()
         .max()
         .unwrap_or(0);
+    // A pass's state arrays are one buffer, bound whole (a monitor's Re/Im per sample and
+    // frequency); its records on a piece are one buffer and one 1-D dispatch.
+    for sp in &model.schedule.passes {
+        let floats: usize = sp.state.iter().map(|&a| model.schedule.state[a].len()).sum();
+        let bytes = 4 * floats as u64;
+        if bytes > dev.binding_cap {
+            return Err(BackendError::DoesNotFit(format!(
+                "pass `{}` keeps {} of state, more than {}'s largest storage binding ({}); \
+                 use fewer frequencies or a smaller region, split it into several monitors, or run on the CPU",
+                sp.pass.name(),
+                human_bytes(bytes),
+                dev.short(),
+                human_bytes(dev.binding_cap)
+            )));
+        }
+        let records = sp.pass.device().records.len() as u64;
+        let groups = records.div_ceil(64);
+        if 16 * records > dev.binding_cap || groups > dev.max_workgroups_per_dim as u64 {
+            return Err(BackendError::DoesNotFit(format!(
+                "pass `{}` has {records} samples, more than one dispatch of {} can take; \
+                 split it into several monitors, or run on the CPU",
+                sp.pass.name(),
+                dev.short()
+            )));
+        }
+    }
     if biggest > dev.max_buffer_size {
         return Err(BackendError::DoesNotFit(format!(
             "a {} buffer exceeds the device's max buffer size {}",

@@ -1099,6 +1099,18 @@ impl Hdf5Sink {
         put("device_peak_bytes", m.device.and_then(|d| d.peak))
     }
 
+    /// Write the frequency-domain results of a finished run (`/monitors`, see
+    /// [`crate::results`]); only their non-empty parts.
+    pub fn write_results(&mut self, r: &fdtd_core::results::RunResults) -> Result<(), OutputError> {
+        if r.monitors.is_empty() && r.surfaces.is_empty() {
+            return Ok(());
+        }
+        self.reserve_ahead(crate::results::bytes(r))?;
+        let root: &hdf5::Group = self.file();
+        crate::results::write_monitors(root, r).map_err(|e| self.err("writing /monitors".into(), e))?;
+        self.file().flush().map_err(|e| self.err("flushing".into(), e))
+    }
+
     /// Mark the run `failed` (with an `error` attribute holding `message`) and close the file.
     pub fn fail(self, message: &str) -> Result<(), OutputError> {
         self.close_with("failed", Some(message))
@@ -1345,6 +1357,10 @@ impl Output for Hdf5Sink {
 
     fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
         Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
+    }
+
+    fn write_results(&mut self, results: &fdtd_core::results::RunResults) -> Result<(), OutputFailure> {
+        Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {

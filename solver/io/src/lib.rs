@@ -54,6 +54,7 @@ mod describe;
 mod hdf5;
 pub mod read;
 mod reserve;
+pub mod results;
 mod safe_create;
 pub mod xdmf;
 

@@ -17,9 +17,12 @@ use toml::de::{DeInteger, DeTable, DeValue};
 use toml::Spanned;
 
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
+#[path = "parse_monitors.rs"]
+mod monitors;
+
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 9] = [
+const TOP_KEYS: [&str; 11] = [
     "domain",
     "time",
     "boundaries",
@@ -29,6 +32,8 @@ const TOP_KEYS: [&str; 9] = [
     "probes",
     "snapshots",
     "checkpoint",
+    "monitors",
+    "farfield",
 ];
 const AXES: [&str; 3] = ["x", "y", "z"];
 const COMPONENT_NAMES: [&str; 6] = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
@@ -108,7 +113,9 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     let mut srcs = Vec::new();
     let mut probes = Vec::new();
     let mut snapshots = Vec::new();
+    let (mut monitors, mut farfields) = (Vec::new(), Vec::new());
     if let Some(size) = size {
+        (monitors, farfields) = monitors::monitors_and_farfields(root, size, &mut p);
         if let Some(tables) = p.keep(list(root.get("sources"), "sources")) {
             for r in sources(tables, size) {
                 srcs.extend(p.keep(r));
@@ -144,6 +151,8 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             sources: srcs,
             probes,
             snapshots,
+            monitors,
+            farfields,
         }),
         _ => Err(p.0),
     }
@@ -157,10 +166,8 @@ fn planned_section(key: &str) -> Note {
             "lumped ports are not implemented yet",
             "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
         ),
-        "monitors" | "dft" => (
-            "frequency-domain monitors are not implemented yet",
-            "record time signals with [[probes]] and Fourier-transform them afterwards",
-        ),
+        "dft" | "flux" => ("unknown section", "frequency-domain monitors are [[monitors]] with type = \"dft\" or \"flux\""),
+        "far_field" | "farfields" | "ntff" => ("unknown section", "far-field boxes are [[farfield]]"),
         "plane_wave" | "tfsf" => (
             "plane-wave (TF/SF) sources are not implemented yet",
             "use point [[sources]] for now",
