@@ -286,11 +286,16 @@ pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<
                 human_bytes(dev.binding_cap)
             )));
         }
-        let records = sp.pass.device().records.len() as u64;
+        // Records go to the piece that owns their plane: the largest share counts.
+        let mut per_piece = vec![0u64; layout.pieces.len()];
+        for r in &sp.pass.device().records {
+            per_piece[layout.owner(r.at[0])] += 1;
+        }
+        let records = per_piece.into_iter().max().unwrap_or(0);
         let groups = records.div_ceil(64);
         if 16 * records > dev.binding_cap || groups > dev.max_workgroups_per_dim as u64 {
             return Err(BackendError::DoesNotFit(format!(
-                "pass `{}` has {records} samples, more than one dispatch of {} can take; \
+                "pass `{}` has {records} samples on one slab, more than one dispatch of {} can take; \
                  split it into several monitors, or run on the CPU",
                 sp.pass.name(),
                 dev.short()

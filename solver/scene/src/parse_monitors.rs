@@ -120,7 +120,8 @@ fn bounds(b: &Tbl, size: [f64; 3], closed: bool) -> R<([f64; 3], [f64; 3])> {
     let min = min_v.vec3()?;
     let max_v = b.req("max")?;
     let max = max_v.vec3()?;
-    if let Some(a) = (0..3).find(|&a| min[a] >= max[a]) {
+    // A closed surface needs a volume; a DFT box may be flat or a single point.
+    if let Some(a) = (0..3).find(|&a| if closed { min[a] >= max[a] } else { min[a] > max[a] }) {
         return Err(max_v.err(format!("max is not above min along {}", AXES[a])));
     }
     for (v, p) in [(&min_v, min), (&max_v, max)] {

@@ -125,13 +125,15 @@ const FLUX_FREQS: [f64; 3] = [4e9, 6e9, 8e9];
 /// Theory: a current element radiates P = η·k²·|Il|²/(12π) per spectral component, with
 /// Il(f) the transform of the moment at its own times ((n+½)·dt), computed here in f64.
 /// Bounds:
-/// * flux vs P within 3 %: the Yee cell's current element radiates as the continuum one to
-///   O((k·d)²) (k·d ≤ 0.17 at 8 GHz), the face-centre interpolation of E and H is O((d/r)²)
-///   on the reactive near field, which integrates to no real power over a closed surface,
-///   and the CPML's reflection (< −40 dB) adds < 1e-4.
-/// * the two boxes within 1 %: in a lossless medium Poynting's theorem makes the real flux
-///   the same through any closed surface around the source; what differs is only the
-///   interpolation error, smaller on the outer box.
+/// * flux vs P within 1 %: the Yee cell's current element radiates as the continuum one to
+///   O((k·d)²) ((k·d)² ≤ 0.028 at 8 GHz, with a small coefficient: measured +0.06 % at
+///   4 GHz rising to +0.2 % at 8 GHz, the (k·d)² trend), the face-centre interpolation of
+///   E and H is O((d/r)²) on the reactive near field, which carries no real power over a
+///   closed surface, and the CPML's reflection (< −40 dB) adds < 1e-4.
+/// * the two boxes within 0.3 %: in a lossless medium Poynting's theorem makes the real
+///   flux the same through any closed surface around the source; what differs is the
+///   interpolation error and the grid's O((k·d)²) anisotropy seen at two radii (measured
+///   ≤ 0.015 %).
 /// * the far-field box's surface (the `farfield::Surface` samples) gives the flux monitor's
 ///   value on the same box to 1e-9: the same records, the same interpolation.
 fn flux(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
@@ -212,9 +214,9 @@ box = {outer}
         cx.series(&format!("flux/{f}"), vec![inner[f], outer[f]]);
     }
     let (w, e) = largest(theory);
-    cx.check_worst("|flux / P_dipole − 1|", Bound::Below(0.03), e, "", w);
+    cx.check_worst("|flux / P_dipole − 1|", Bound::Below(0.01), e, "", w);
     let (w, e) = largest(boxes);
-    cx.check_worst("|flux inner / flux outer − 1|", Bound::Below(0.01), e, "", w);
+    cx.check_worst("|flux inner / flux outer − 1|", Bound::Below(0.003), e, "", w);
     let (w, e) = largest(surf);
     cx.check_worst("|far-field surface flux / flux monitor − 1|", Bound::Below(1e-9), e, "", w);
     Ok(cx.finish())
