@@ -166,8 +166,11 @@ fn planned_section(key: &str) -> Note {
             "lumped ports are not implemented yet",
             "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
         ),
-        "dft" | "flux" => ("unknown section", "frequency-domain monitors are [[monitors]] with type = \"dft\" or \"flux\""),
-        "far_field" | "farfields" | "ntff" => ("unknown section", "far-field boxes are [[farfield]]"),
+        "dft" | "flux" => (
+            "not a section",
+            "frequency-domain monitors are [[monitors]] with type = \"dft\" or \"flux\"",
+        ),
+        "far_field" | "farfields" | "ntff" => ("not a section", "far-field boxes are [[farfield]]"),
         "plane_wave" | "tfsf" => (
             "plane-wave (TF/SF) sources are not implemented yet",
             "use point [[sources]] for now",
@@ -1742,7 +1745,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["leave no interior", "missing section [time]"], 3, 9),
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
         ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
-        ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
+        ("[dft]\n", &["dft: not a section", "help: frequency-domain monitors are [[monitors]]"], 1, 2),
         ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),

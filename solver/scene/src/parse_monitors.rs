@@ -213,3 +213,146 @@ pub(super) fn frequencies(v: &Val) -> R<Frequencies> {
     };
     Ok(f)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion};
+    use crate::{Component, Scene, SceneError};
+
+    const BASE: &str = "[domain]\ncell = 1e-3\ncells = [20, 20, 20]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n";
+
+    fn parse(extra: &str) -> Result<Scene, SceneError> {
+        Scene::parse(&format!("{BASE}{extra}"), "m.toml")
+    }
+
+    /// (line, column, key, message, hint) of every problem.
+    fn errors(extra: &str) -> Vec<(usize, usize, String, String, Option<String>)> {
+        let e = parse(extra).expect_err("invalid");
+        let all = match e {
+            SceneError::Several(v) => v,
+            e => vec![e],
+        };
+        all.into_iter()
+            .map(|e| match e {
+                SceneError::Invalid {
+                    line,
+                    column,
+                    key,
+                    message,
+                    hint,
+                    ..
+                } => (line, column, key, message, hint),
+                e => panic!("{e}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn monitors_and_farfields_parse() {
+        let s = parse(
+            r#"
+[[monitors]]
+name = "p"
+type = "dft"
+components = ["Ez", "Hx"]
+frequencies = [1e9, 2e9]
+plane = { axis = "z", position = 0.01, min = [0.002, 0.003, 0], max = [0.018, 0.017, 0] }
+[[monitors]]
+type = "flux"
+frequencies = { start = 1e9, stop = 3e9, points = 3 }
+box = { min = [0.005, 0.005, 0.005], max = [0.015, 0.015, 0.015] }
+[[farfield]]
+name = "ff"
+theta_step = 1
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.monitors.len(), 2);
+        assert_eq!(s.monitors[0].name, "p");
+        assert_eq!(
+            s.monitors[0].kind,
+            MonitorKind::Dft {
+                components: vec![Component::Ez, Component::Hx]
+            }
+        );
+        assert_eq!(
+            s.monitors[0].region,
+            MonitorRegion::Plane {
+                axis: 2,
+                position: 0.01,
+                min: Some([0.002, 0.003, 0.0]),
+                max: Some([0.018, 0.017, 0.0])
+            }
+        );
+        assert_eq!(s.monitors[1].name, "monitor2");
+        assert_eq!(s.monitors[1].kind, MonitorKind::Flux);
+        assert_eq!(
+            s.monitors[1].frequencies.as_ref().unwrap().values(),
+            vec![1e9, 2e9, 3e9]
+        );
+        assert_eq!(
+            s.monitors[1].frequencies,
+            Some(Frequencies::Range {
+                start: 1e9,
+                stop: 3e9,
+                points: 3
+            })
+        );
+        let f = &s.farfields[0];
+        assert_eq!((f.name.as_str(), f.theta_step, f.phi_step, f.region), ("ff", 1.0, 5.0, None));
+    }
+
+    #[test]
+    fn monitor_errors_have_line_column_key_and_hint() {
+        let e = errors(
+            r#"
+[[monitors]]
+type = "dtf"
+plane = { axis = "z", position = 0.01 }
+[[monitors]]
+type = "flux"
+components = ["Ez"]
+box = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }
+[[monitors]]
+type = "dft"
+frequencies = { start = 2e9, stop = 1e9 }
+plane = { axis = "w", position = 0.01 }
+[[monitors]]
+type = "dft"
+[[farfield]]
+box = { min = [0.005, 0.005, 0.005], max = [0.015, 0.015, 0.03] }
+phi_step = 0
+"#,
+        );
+        let keys: Vec<&str> = e.iter().map(|x| x.2.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "monitors[0].type",
+                "monitors[1].components",
+                "monitors[2].frequencies.stop",
+                "monitors[3]",
+                "farfield[0].box.max",
+            ],
+            "{e:#?}"
+        );
+        // The BASE has 7 lines, then an empty one.
+        assert_eq!((e[0].0, e[0].1), (10, 8));
+        assert_eq!(e[0].4.as_deref(), Some("did you mean \"dft\"?"));
+        assert!(e[1].3.contains("applies to type \"dft\" only"), "{}", e[1].3);
+        assert!(e[2].3.contains("below start"), "{}", e[2].3);
+        assert!(e[3].3.contains("\"plane\" or \"box\""), "{}", e[3].3);
+        assert!(e[4].3.contains("outside the domain"), "{}", e[4].3);
+        assert!(e[4].4.as_deref().unwrap_or("").contains("closed box"));
+    }
+
+    #[test]
+    fn misnamed_sections_point_to_the_right_ones() {
+        let e = errors("[[dft]]\nname = \"a\"\n");
+        assert!(e[0].4.as_deref().unwrap_or("").contains("[[monitors]]"), "{e:?}");
+        let e = errors("[[monitors]]\ntype = \"farfield\"\n");
+        assert!(e[0].4.as_deref().unwrap_or("").contains("[[farfield]]"), "{e:?}");
+        let e = errors("[[monitors]]\ntype = \"dft\"\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\nfrequencies = []\n");
+        assert!(e[0].3.contains("empty"), "{e:?}");
+    }
+}
