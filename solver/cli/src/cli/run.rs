@@ -287,7 +287,7 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
             .iter()
             .zip(v)
             .take(4)
-            .map(|(f, x)| format!("{} at {}", sig(*x, 4), fdtd::fmt::hz(*f)))
+            .map(|(f, x)| format!("{x:.4e} at {}", fdtd::fmt::hz(*f)))
             .collect();
         let more = if freq.len() > 4 { format!(" (+{} more)", freq.len() - 4) } else { String::new() };
         format!("{}{more}", parts.join(", "))
