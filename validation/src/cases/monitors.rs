@@ -46,11 +46,11 @@ const FREQS: [f64; 3] = [3e9, 6e9, 9e9];
 /// A soft Ez current (gaussian derivative, 6 GHz) in a 24³ vacuum box with an 8-cell
 /// CPML; a DFT monitor and a probe (every step) at one sample 3 cells away, Ez and Hy,
 /// run for 1 ns, by which time the fields there have decayed by far more than 1e-6 of
-/// their peak. The monitor accumulates every `every` steps (here 3: f_max = 14.7 GHz,
-/// the sources' −40 dB point, 1/(10·f_max·dt) = 3.6) with fixed-point phases; the
+/// their peak. The monitor accumulates every `every` steps (here 2: f_max = 18.2 GHz,
+/// the sources' −40 dB point, 1/(10·f_max·dt) = 2.9) with fixed-point phases; the
 /// reference is the f64 transform of every probe sample at its own time. They differ by
 /// (a) the decimation: the spectral content above 9 × f_max that aliases down, far below
-/// 1e-8 of the peak for a gaussian; (b) the f32 sums of ~110 terms (~1e-6 relative) and
+/// 1e-8 of the peak for a gaussian; (b) the f32 sums of ~260 terms (~1e-6 relative) and
 /// the f32 cos/sin (~1e-7); (c) the frequency's quantisation to 2⁻³² cycles per step, a
 /// phase error of ≤ 2⁻³³·2π·n ≈ 4e-7 rad over the run. The bound is 1e-4 of |X| at
 /// each frequency.
