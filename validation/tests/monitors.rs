@@ -115,7 +115,11 @@ fn max_rel(a: &[f32], b: &[f32]) -> f64 {
 fn monitor_state_is_the_same_on_cpu_and_gpu_and_resumes() {
     let m = model();
     let steps = m.grid.steps;
-    assert!(m.monitors.iter().all(|x| x.every > 1), "decimated: {:?}", m.monitors.iter().map(|x| x.every).collect::<Vec<_>>());
+    assert!(
+        m.monitors.iter().all(|x| x.every > 1),
+        "decimated: {:?}",
+        m.monitors.iter().map(|x| x.every).collect::<Vec<_>>()
+    );
     let mut cpu = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
     run(&m, &mut cpu, 0, steps, 7);
     let whole = read(&mut cpu, &m);
@@ -145,7 +149,11 @@ fn monitor_state_is_the_same_on_cpu_and_gpu_and_resumes() {
         let d = max_rel(c, gv);
         println!("{name}: CPU vs GPU {d:.2e}");
         assert!(d <= 1e-5, "{name}: CPU and GPU differ by {d:e}");
-        assert_eq!(gsaved.get(name).unwrap(), &gv[..], "GPU read_state = save_state for {name}");
+        assert_eq!(
+            gsaved.get(name).unwrap(),
+            &gv[..],
+            "GPU read_state = save_state for {name}"
+        );
     }
 
     // GPU → CPU resume.
@@ -178,6 +186,9 @@ fn a_monitor_larger_than_a_storage_binding_is_refused_up_front() {
             assert!(msg.contains("storage binding") && msg.contains("monitor"), "{msg}");
         }
         Err(e) => panic!("unexpected error: {e}"),
-        Ok(_) => panic!("a {} B monitor state was accepted under a {cap} B binding cap", ff.state_bytes()),
+        Ok(_) => panic!(
+            "a {} B monitor state was accepted under a {cap} B binding cap",
+            ff.state_bytes()
+        ),
     }
 }

@@ -89,7 +89,10 @@ fn monitors_are_written_listed_and_resume_bit_for_bit() {
     assert!(out.contains("flux \"box\"") && out.contains("farfield \"ff\""), "{out}");
     assert!(out.contains("every 2 step(s)"), "{out}");
 
-    let o = fdtd(d, &["run", "s.toml", "--backend", "cpu", "--no-checkpoint", "-o", "ref.h5"]);
+    let o = fdtd(
+        d,
+        &["run", "s.toml", "--backend", "cpu", "--no-checkpoint", "-o", "ref.h5"],
+    );
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(out.contains("/monitors: zplane, box, ff"), "{out}");
@@ -114,7 +117,10 @@ fn monitors_are_written_listed_and_resume_bit_for_bit() {
     let f = hdf5::File::open(d.join("ref.h5")).unwrap();
     let ez = f.dataset("monitors/zplane/Ez_re").unwrap();
     let origin: Vec<f64> = ez.attr("origin").unwrap().read_raw().unwrap();
-    assert!((origin[0] - 0.006).abs() < 1e-12 && (origin[2] - 0.0125).abs() < 1e-12, "{origin:?}");
+    assert!(
+        (origin[0] - 0.006).abs() < 1e-12 && (origin[2] - 0.0125).abs() < 1e-12,
+        "{origin:?}"
+    );
     let flux: Vec<f64> = f.dataset("monitors/box/flux").unwrap().read_raw().unwrap();
     assert!(flux.iter().all(|&p| p > 0.0), "power flows out of the box: {flux:?}");
     drop(f);
@@ -122,18 +128,34 @@ fn monitors_are_written_listed_and_resume_bit_for_bit() {
     // Stopped by a fault at step 250 after a checkpoint at 200, then resumed.
     let o = cmd(
         d,
-        &["run", "s.toml", "--backend", "cpu", "-q", "-o", "r.h5", "--checkpoint-every", "100"],
+        &[
+            "run",
+            "s.toml",
+            "--backend",
+            "cpu",
+            "-q",
+            "-o",
+            "r.h5",
+            "--checkpoint-every",
+            "100",
+        ],
     )
     .env("FDTD_FAULT_AT_STEP", "250")
     .output()
     .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
-    let o = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-q", "-o", "r.h5", "--resume"]);
+    let o = fdtd(
+        d,
+        &["run", "s.toml", "--backend", "cpu", "-q", "-o", "r.h5", "--resume"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let got = monitors(&d.join("r.h5"));
     assert_eq!(want.len(), got.len());
     for ((kw, sw, bw), (kg, sg, bg)) in want.iter().zip(&got) {
         assert_eq!((kw, sw), (kg, sg));
-        assert!(bw == bg, "{kw}: the resumed run's result differs from the uninterrupted run");
+        assert!(
+            bw == bg,
+            "{kw}: the resumed run's result differs from the uninterrupted run"
+        );
     }
 }

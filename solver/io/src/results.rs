@@ -50,7 +50,12 @@ pub fn bytes(r: &RunResults) -> u64 {
     let s: usize = r
         .surfaces
         .iter()
-        .map(|s| s.surfaces.iter().map(|x| x.samples.len() * 7 * 8 + x.samples.len() * 96).sum::<usize>())
+        .map(|s| {
+            s.surfaces
+                .iter()
+                .map(|x| x.samples.len() * 7 * 8 + x.samples.len() * 96)
+                .sum::<usize>()
+        })
         .sum();
     (m + s) as u64 + 4096 * (r.monitors.len() + r.surfaces.len()) as u64
 }
@@ -101,14 +106,19 @@ fn surface(top: &Group, r: &FarFieldRecording) -> hdf5::Result<()> {
     attr_arr(&g, "phi_step", &[r.phi_step])?;
     let freq: Vec<f64> = r.surfaces.iter().map(|s| s.freq).collect();
     dataset(&g, "frequency", &[freq.len()], freq)?;
-    dataset(&g, "flux", &[r.surfaces.len()], r.surfaces.iter().map(post::flux).collect())?;
+    dataset(
+        &g,
+        "flux",
+        &[r.surfaces.len()],
+        r.surfaces.iter().map(post::flux).collect(),
+    )?;
     let Some(first) = r.surfaces.first() else {
         return Ok(());
     };
     let s = group(&g, "surface")?;
     let n = first.samples.len();
     let flat3 = |f: &dyn Fn(&fdtd_core::farfield::SurfaceSample) -> [f64; 3]| -> Vec<f64> {
-        first.samples.iter().flat_map(|x| f(x)).collect()
+        first.samples.iter().flat_map(f).collect()
     };
     dataset(&s, "position", &[n, 3], flat3(&|x| x.pos))?;
     dataset(&s, "normal", &[n, 3], flat3(&|x| x.normal))?;

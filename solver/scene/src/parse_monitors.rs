@@ -8,11 +8,7 @@ use toml::de::DeValue;
 const MAX_POINTS: usize = 100_000;
 
 /// Every `[[monitors]]` and `[[farfield]]` entry; problems go to `p`.
-pub(super) fn monitors_and_farfields(
-    root: &Tbl,
-    size: [f64; 3],
-    p: &mut Problems,
-) -> (Vec<Monitor>, Vec<FarFieldBox>) {
+pub(super) fn monitors_and_farfields(root: &Tbl, size: [f64; 3], p: &mut Problems) -> (Vec<Monitor>, Vec<FarFieldBox>) {
     let mut names = Names::default();
     let mut monitors = Vec::new();
     for (i, t) in p
@@ -299,7 +295,10 @@ theta_step = 1
             })
         );
         let f = &s.farfields[0];
-        assert_eq!((f.name.as_str(), f.theta_step, f.phi_step, f.region), ("ff", 1.0, 5.0, None));
+        assert_eq!(
+            (f.name.as_str(), f.theta_step, f.phi_step, f.region),
+            ("ff", 1.0, 5.0, None)
+        );
     }
 
     #[test]
@@ -352,7 +351,9 @@ phi_step = 0
         assert!(e[0].4.as_deref().unwrap_or("").contains("[[monitors]]"), "{e:?}");
         let e = errors("[[monitors]]\ntype = \"farfield\"\n");
         assert!(e[0].4.as_deref().unwrap_or("").contains("[[farfield]]"), "{e:?}");
-        let e = errors("[[monitors]]\ntype = \"dft\"\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\nfrequencies = []\n");
+        let e = errors(
+            "[[monitors]]\ntype = \"dft\"\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\nfrequencies = []\n",
+        );
         assert!(e[0].3.contains("empty"), "{e:?}");
     }
 }

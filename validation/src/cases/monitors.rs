@@ -99,7 +99,11 @@ box = {{ min = [0.015, 0.012, 0.0125], max = [0.015, 0.012, 0.0125] }}
             let want = transform(times, values.iter().map(|&v| v as f64), freq, model.grid.dt);
             let got = m.fields[ci].2[f];
             let e = (got - want).norm() / want.norm();
-            cx.log(format!("{c} at {:.0} GHz: |X| {:.4e}, rel. error {e:.2e}", freq / 1e9, want.norm()));
+            cx.log(format!(
+                "{c} at {:.0} GHz: |X| {:.4e}, rel. error {e:.2e}",
+                freq / 1e9,
+                want.norm()
+            ));
             worst.push((format!("{c} at {:.0} GHz", freq / 1e9), e));
             cx.series(&format!("{c}/{f}"), vec![got.re, got.im]);
         }
@@ -218,6 +222,12 @@ box = {outer}
     let (w, e) = largest(boxes);
     cx.check_worst("|flux inner / flux outer − 1|", Bound::Below(0.003), e, "", w);
     let (w, e) = largest(surf);
-    cx.check_worst("|far-field surface flux / flux monitor − 1|", Bound::Below(1e-9), e, "", w);
+    cx.check_worst(
+        "|far-field surface flux / flux monitor − 1|",
+        Bound::Below(1e-9),
+        e,
+        "",
+        w,
+    );
     Ok(cx.finish())
 }

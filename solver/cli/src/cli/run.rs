@@ -289,7 +289,11 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
             .take(4)
             .map(|(f, x)| format!("{x:.4e} at {}", fdtd::fmt::hz(*f)))
             .collect();
-        let more = if freq.len() > 4 { format!(" (+{} more)", freq.len() - 4) } else { String::new() };
+        let more = if freq.len() > 4 {
+            format!(" (+{} more)", freq.len() - 4)
+        } else {
+            String::new()
+        };
         format!("{}{more}", parts.join(", "))
     };
     let mut out = Vec::new();
@@ -298,7 +302,11 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
             out.push(format!("monitor  {} flux: {}", m.name, few(&m.freq, &m.flux)));
         } else {
             let samples: usize = m.fields.iter().map(|f| f.1.iter().product::<usize>()).sum();
-            out.push(format!("monitor  {} dft: {samples} samples at {} frequency(ies)", m.name, m.freq.len()));
+            out.push(format!(
+                "monitor  {} dft: {samples} samples at {} frequency(ies)",
+                m.name,
+                m.freq.len()
+            ));
         }
     }
     for s in &r.surfaces {

@@ -58,7 +58,10 @@ fn fixed(x: f64, bits: i32) -> u32 {
 /// The phases after step `n` of an E and an H sample at increment `inc` / `half`.
 pub fn phases(inc: u32, half: u32, n: usize) -> (u32, u32) {
     let n = n as u32;
-    (inc.wrapping_mul(n.wrapping_add(1)), inc.wrapping_mul(n).wrapping_add(half))
+    (
+        inc.wrapping_mul(n.wrapping_add(1)),
+        inc.wrapping_mul(n).wrapping_add(half),
+    )
 }
 
 /// The angle (rad, f32) of a fixed-point phase: in [−π, π).
@@ -156,8 +159,9 @@ impl Pass for Dft {
         let (re, im) = ctx.state.split_at_mut(1);
         let (re, im) = (&mut re[0][..], &mut im[0][..]);
         // Per chunk of records, its slice of every frequency's row.
-        let mut parts: Vec<Vec<(&mut [f32], &mut [f32])>> =
-            (0..nrec.div_ceil(CHUNK)).map(|_| Vec::with_capacity(trig.len())).collect();
+        let mut parts: Vec<Vec<(&mut [f32], &mut [f32])>> = (0..nrec.div_ceil(CHUNK))
+            .map(|_| Vec::with_capacity(trig.len()))
+            .collect();
         for (rf, imf) in re.chunks_mut(nrec).zip(im.chunks_mut(nrec)) {
             for (b, (r, i)) in rf.chunks_mut(CHUNK).zip(imf.chunks_mut(CHUNK)).enumerate() {
                 parts[b].push((r, i));
@@ -192,7 +196,12 @@ impl Pass for Dft {
                 words: [c as u32, 0, r, 0],
             });
         });
-        let mut params = vec![self.records() as u32, self.inc.len() as u32, self.every as u32, RAD.to_bits()];
+        let mut params = vec![
+            self.records() as u32,
+            self.inc.len() as u32,
+            self.every as u32,
+            RAD.to_bits(),
+        ];
         for (&inc, &half) in self.inc.iter().zip(&self.half) {
             params.push(inc);
             params.push(half);

@@ -222,7 +222,9 @@ pub fn build(scene: &Scene, grid: &Grid) -> Result<Vec<Monitor>, ModelError> {
     for m in &scene.monitors {
         let freqs = freqs_of(&m.name, &m.frequencies, false)?;
         let (kind, blocks, faces) = match &m.kind {
-            MonitorKind::Dft { components } => (Kind::Dft, dft_blocks(&m.name, grid, &m.region, components)?, Vec::new()),
+            MonitorKind::Dft { components } => {
+                (Kind::Dft, dft_blocks(&m.name, grid, &m.region, components)?, Vec::new())
+            }
             MonitorKind::Flux => {
                 let (blocks, faces) = match &m.region {
                     MonitorRegion::Plane {
@@ -420,7 +422,10 @@ fn flux_plane(
             hi[a] = ((m[a] / grid.d[a]).round().max(0.0) as usize).min(n[a]);
         }
         if hi[a] <= lo[a] {
-            return Err(err(name, format!("its plane covers no cells along {}", ["x", "y", "z"][a])));
+            return Err(err(
+                name,
+                format!("its plane covers no cells along {}", ["x", "y", "z"][a]),
+            ));
         }
     }
     let mut blocks = Vec::new();

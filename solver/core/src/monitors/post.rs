@@ -54,7 +54,11 @@ pub fn surfaces(m: &Monitor, grid: &Grid, ph: &[Vec<Complex64>]) -> Vec<Surface>
             freq: m.freqs[f],
             eps_r: 1.0,
             mu_r: 1.0,
-            samples: m.faces.iter().flat_map(|face| face_samples(m, grid, face, ph, f)).collect(),
+            samples: m
+                .faces
+                .iter()
+                .flat_map(|face| face_samples(m, grid, face, ph, f))
+                .collect(),
         })
         .collect()
 }

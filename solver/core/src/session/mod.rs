@@ -837,14 +837,12 @@ impl Prepared {
                     saved: None,
                 })
                 .and_then(|r| {
-                    output
-                        .write_results(&r)
-                        .map_err(|e| {
-                            RunError::Sink(crate::runner::SinkError {
-                                no_space: e.kind == output::OutputErrorKind::NoSpace,
-                                message: e.message,
-                            })
-                        })?;
+                    output.write_results(&r).map_err(|e| {
+                        RunError::Sink(crate::runner::SinkError {
+                            no_space: e.kind == output::OutputErrorKind::NoSpace,
+                            message: e.message,
+                        })
+                    })?;
                     Ok(r)
                 });
             match written {

@@ -334,7 +334,10 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  plane = { axis = \"z\", position = 0.004 }\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::model::Model::discretize(&scene).expect("test model");
-    assert!(model.schedule.passes.len() >= 3, "sources, probes and the monitor are passes");
+    assert!(
+        model.schedule.passes.len() >= 3,
+        "sources, probes and the monitor are passes"
+    );
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();
         let Some((_, module, _)) = modules.iter().find(|m| m.0 == dp.file) else {
