@@ -434,7 +434,13 @@ fn flux_plane(
 }
 
 /// One face (see [`Face`]); pushes its six blocks.
-fn face(axis: usize, sign: f64, plane: usize, cells: ([usize; 3], [usize; 3]), blocks: &mut Vec<Block>) -> Face {
+pub(crate) fn face(
+    axis: usize,
+    sign: f64,
+    plane: usize,
+    cells: ([usize; 3], [usize; 3]),
+    blocks: &mut Vec<Block>,
+) -> Face {
     let t1 = (axis + 1) % 3;
     let t2 = (axis + 2) % 3;
     let (clo, chi) = cells;
@@ -472,3 +478,6 @@ fn face(axis: usize, sign: f64, plane: usize, cells: ([usize; 3], [usize; 3]), b
         first,
     }
 }
+
+#[cfg(test)]
+mod tests;
