@@ -84,8 +84,8 @@ fn a_box_surface_is_closed_with_outward_normals() {
     for x in &s.samples {
         let out: f64 = (0..3).map(|a| (x.pos[a] - centre[a]) * x.normal[a]).sum();
         assert!(out > 0.0, "{x:?}");
-        for a in 0..3 {
-            sum[a] += x.normal[a] * x.area;
+        for (s, n) in sum.iter_mut().zip(x.normal) {
+            *s += n * x.area;
         }
     }
     assert!(sum.iter().all(|v| v.abs() < 1e-15), "{sum:?}");
