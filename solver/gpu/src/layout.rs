@@ -241,6 +241,12 @@ pub fn plan(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Plan {
         );
         p.add_host("pass output readback (2 mappable copies)", 2 * layout.out_bytes());
     }
+    // Monitor records (a vec4<u32> per recorded sample; the few of sources and probes are
+    // in the overheads). Their state is counted by `Plan::common`.
+    let records: usize = model.monitors.iter().map(|m| m.records()).sum();
+    if records > 0 {
+        p.add(format!("monitor records ({records} samples)"), 16 * records as u64);
+    }
     p.add("readback gather buffer", layout.staging);
     p.add_host("readback staging (mappable)", layout.staging);
     p.add(
