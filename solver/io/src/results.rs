@@ -66,6 +66,10 @@ pub fn write_monitors(root: &Group, r: &RunResults) -> hdf5::Result<()> {
     if r.monitors.is_empty() && r.surfaces.is_empty() {
         return Ok(());
     }
+    // A run that failed while writing them and was resumed: write them afresh.
+    if root.link_exists("monitors") {
+        root.unlink("monitors")?;
+    }
     let top = group(root, "monitors")?;
     for m in &r.monitors {
         monitor(&top, m)?;
