@@ -49,7 +49,7 @@ fn main() {
         let count = chunk.min(steps - n);
         let src = with.source_values(n, count);
         // Alternate which goes first, so that neither gains from the order.
-        let first_a = (n / chunk) % 2 == 0;
+        let first_a = (n / chunk).is_multiple_of(2);
         for which in [first_a, !first_a] {
             let (bk, acc): (&mut dyn Backend, &mut f64) = if which { (&mut a, &mut ta) } else { (&mut b, &mut tb) };
             let t = Instant::now();
