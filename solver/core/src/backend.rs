@@ -63,6 +63,22 @@ pub trait Backend {
         )))
     }
 
+    /// Some arrays of the solver state by name (e.g. a monitor's `monitor:m/re`), in the
+    /// order asked, between chunks. The default saves the whole state; a backend may read
+    /// only those arrays.
+    fn read_state(&mut self, names: &[&str]) -> Result<Vec<Vec<f32>>, BackendError> {
+        let state = self.save_state()?;
+        names
+            .iter()
+            .map(|n| {
+                state
+                    .get(n)
+                    .map(<[f32]>::to_vec)
+                    .ok_or_else(|| BackendError::Unsupported(format!("the solver state has no array `{n}`")))
+            })
+            .collect()
+    }
+
     /// Scan every field component for NaN/Inf and for its largest magnitude (the runner's
     /// instability check, every few hundred steps). The default reads each component
     /// with [`Backend::read_field`]; a backend may reduce on its device instead.

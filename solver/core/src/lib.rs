@@ -31,6 +31,7 @@ pub mod checkpoint;
 pub mod farfield;
 pub mod fmt;
 pub mod model;
+pub mod monitors;
 pub mod pass;
 pub mod passes;
 pub mod plan;

@@ -60,6 +60,12 @@ pub trait Pass: Send + Sync + fmt::Debug {
     fn outputs(&self) -> Vec<Stream> {
         Vec::new()
     }
+    /// The pass does anything only after steps `n` with `due(every, n)` (a decimated
+    /// accumulator such as a DFT monitor), so a backend may skip it at the others; 1
+    /// (the default): it acts every step. Its `host` and kernel still check it.
+    fn active_every(&self) -> usize {
+        1
+    }
     /// The pass on host memory (the CPU backend).
     fn host(&self, ctx: &mut HostCtx<'_>);
     /// The pass on a GPU: its kernel and records.

@@ -22,6 +22,20 @@ pub struct RunResults {
     pub ports: Vec<PortResult>,
     pub monitors: Vec<MonitorResult>,
     pub farfields: Vec<FarField>,
+    /// The recorded closed surfaces of the `[[farfield]]` boxes (input of the far-field
+    /// transform), one entry per box.
+    pub surfaces: Vec<FarFieldRecording>,
+}
+
+/// A far-field box's recording: one closed surface per frequency, and the angular grid
+/// the scene asked for.
+#[derive(Clone, Debug, Default)]
+pub struct FarFieldRecording {
+    pub name: String,
+    /// Degrees.
+    pub theta_step: f64,
+    pub phi_step: f64,
+    pub surfaces: Vec<crate::farfield::Surface>,
 }
 
 /// One lumped port's frequency-domain result.
@@ -61,6 +75,10 @@ pub struct MonitorResult {
     /// `[freq][i][j][k]` over `dims` (C order), with sample positions `lo` + index·d
     /// (staggered as the component is).
     pub fields: Vec<(String, [usize; 3], Vec<Complex64>)>,
+    /// DFT monitors: per entry of `fields`, the position (m) of its sample [0, 0, 0].
+    pub origin: Vec<[f64; 3]>,
+    /// DFT monitors: the sample spacing (m), the cell size.
+    pub spacing: [f64; 3],
     /// Flux monitors: net power through the plane (along +axis) or out of the box, per
     /// frequency (W, normalised as the module doc says).
     pub flux: Vec<f64>,

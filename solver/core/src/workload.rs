@@ -59,5 +59,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         }],
         probes: vec![],
         snapshots: vec![],
+        monitors: vec![],
+        farfields: vec![],
     }
 }

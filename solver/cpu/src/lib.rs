@@ -193,6 +193,20 @@ impl Backend for CpuBackend {
         Ok(self.arrays[c.index()].clone())
     }
 
+    fn read_state(&mut self, names: &[&str]) -> Result<Vec<Vec<f32>>, BackendError> {
+        let table = &self.model.schedule.state;
+        names
+            .iter()
+            .map(|name| {
+                table
+                    .iter()
+                    .position(|s| s.name == *name)
+                    .map(|a| self.arrays[a].clone())
+                    .ok_or_else(|| BackendError::Unsupported(format!("the solver state has no array `{name}`")))
+            })
+            .collect()
+    }
+
     fn save_state(&mut self) -> Result<SolverState, BackendError> {
         Ok(SolverState {
             arrays: self

@@ -920,7 +920,13 @@ fn pass_ops(
                 pipe: Pipe::Pass(k),
                 bg,
                 groups,
-                due: if dp.only_when_due { everys.clone() } else { Vec::new() },
+                due: if dp.only_when_due {
+                    everys.clone()
+                } else if sp.pass.active_every() > 1 {
+                    vec![sp.pass.active_every()]
+                } else {
+                    Vec::new()
+                },
                 label: sp.pass.name().to_string(),
             });
             b.keep.push(lb);

@@ -241,6 +241,12 @@ pub fn plan(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Plan {
         );
         p.add_host("pass output readback (2 mappable copies)", 2 * layout.out_bytes());
     }
+    // Monitor records (a vec4<u32> per recorded sample; the few of sources and probes are
+    // in the overheads). Their state is counted by `Plan::common`.
+    let records: usize = model.monitors.iter().map(|m| m.records()).sum();
+    if records > 0 {
+        p.add(format!("monitor records ({records} samples)"), 16 * records as u64);
+    }
     p.add("readback gather buffer", layout.staging);
     p.add_host("readback staging (mappable)", layout.staging);
     p.add(
@@ -271,6 +277,37 @@ pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<
         .into_iter()
         .max()
         .unwrap_or(0);
+    // A pass's state arrays are one buffer, bound whole (a monitor's Re/Im per sample and
+    // frequency); its records on a piece are one buffer and one 1-D dispatch.
+    for sp in &model.schedule.passes {
+        let floats: usize = sp.state.iter().map(|&a| model.schedule.state[a].len()).sum();
+        let bytes = 4 * floats as u64;
+        if bytes > dev.binding_cap {
+            return Err(BackendError::DoesNotFit(format!(
+                "pass `{}` keeps {} of state, more than {}'s largest storage binding ({}); \
+                 use fewer frequencies or a smaller region, split it into several monitors, or run on the CPU",
+                sp.pass.name(),
+                human_bytes(bytes),
+                dev.short(),
+                human_bytes(dev.binding_cap)
+            )));
+        }
+        // Records go to the piece that owns their plane: the largest share counts.
+        let mut per_piece = vec![0u64; layout.pieces.len()];
+        for r in &sp.pass.device().records {
+            per_piece[layout.owner(r.at[0])] += 1;
+        }
+        let records = per_piece.into_iter().max().unwrap_or(0);
+        let groups = records.div_ceil(64);
+        if 16 * records > dev.binding_cap || groups > dev.max_workgroups_per_dim as u64 {
+            return Err(BackendError::DoesNotFit(format!(
+                "pass `{}` has {records} samples on one slab, more than one dispatch of {} can take; \
+                 split it into several monitors, or run on the CPU",
+                sp.pass.name(),
+                dev.short()
+            )));
+        }
+    }
     if biggest > dev.max_buffer_size {
         return Err(BackendError::DoesNotFit(format!(
             "a {} buffer exceeds the device's max buffer size {}",

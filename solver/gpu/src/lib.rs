@@ -1088,6 +1088,31 @@ impl Backend for GpuBackend {
         Ok(out)
     }
 
+    fn read_state(&mut self, names: &[&str]) -> Result<Vec<Vec<f32>>, BackendError> {
+        self.flush()?;
+        // Only the runs of the arrays asked for (a monitor's state, not the fields).
+        let model = self.model.clone();
+        let table = &model.schedule.state;
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            let a = table
+                .iter()
+                .position(|s| s.name == *name)
+                .ok_or_else(|| BackendError::Unsupported(format!("the solver state has no array `{name}`")))?;
+            if a < 6 {
+                out.push(self.read_field(Component::ALL[a])?);
+                continue;
+            }
+            let mut data = vec![0f32; table[a].len()];
+            for sb in self.built.state.iter().filter(|sb| sb.array == a) {
+                let part = self.read_buffer(&sb.buffer, sb.at, sb.len)?;
+                data[sb.offset..sb.offset + sb.len].copy_from_slice(&part);
+            }
+            out.push(data);
+        }
+        Ok(out)
+    }
+
     fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
         state.check(&self.model)?;
         self.flush()?;

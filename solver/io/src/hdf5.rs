@@ -240,6 +240,8 @@ pub struct Hdf5Sink {
     opened: Instant,
     /// Disk space taken ahead of every append (None until the file has its name).
     reserved: Option<Reservation>,
+    /// Names written under `/monitors` by [`Hdf5Sink::write_results`].
+    results: Vec<String>,
     /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
     /// run's file is cut back to it, so that it holds exactly the flushed chunks.
     flushed: Vec<usize>,
@@ -676,6 +678,7 @@ impl Hdf5Sink {
             opened: Instant::now(),
             reserved: None,
             flushed: Vec::new(),
+            results: Vec::new(),
         };
         Ok(sink)
     }
@@ -892,6 +895,7 @@ impl Hdf5Sink {
             opened: Instant::now(),
             reserved: Reservation::open(&path).ok(),
             flushed: Vec::new(),
+            results: Vec::new(),
         };
         sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
         sink.reserve_ahead(0)?;
@@ -962,6 +966,9 @@ impl Hdf5Sink {
                 .map(|s| format!("{} ({} frames)", s.name, s.time.len))
                 .collect();
             v.push(format!("/snapshots: {}", names.join(", ")));
+        }
+        if !self.results.is_empty() {
+            v.push(format!("/monitors: {}", self.results.join(", ")));
         }
         v
     }
@@ -1097,6 +1104,24 @@ impl Hdf5Sink {
         put("host_peak_bytes", m.host_peak)?;
         put("device_planned_bytes", m.device.map(|d| d.planned))?;
         put("device_peak_bytes", m.device.and_then(|d| d.peak))
+    }
+
+    /// Write the frequency-domain results of a finished run (`/monitors`, see
+    /// [`crate::results`]); only their non-empty parts.
+    pub fn write_results(&mut self, r: &fdtd_core::results::RunResults) -> Result<(), OutputError> {
+        if r.monitors.is_empty() && r.surfaces.is_empty() {
+            return Ok(());
+        }
+        self.reserve_ahead(crate::results::bytes(r))?;
+        let root: &hdf5::Group = self.file();
+        crate::results::write_monitors(root, r).map_err(|e| self.err("writing /monitors".into(), e))?;
+        self.results = r
+            .monitors
+            .iter()
+            .map(|m| m.name.clone())
+            .chain(r.surfaces.iter().map(|s| s.name.clone()))
+            .collect();
+        self.file().flush().map_err(|e| self.err("flushing".into(), e))
     }
 
     /// Mark the run `failed` (with an `error` attribute holding `message`) and close the file.
@@ -1345,6 +1370,10 @@ impl Output for Hdf5Sink {
 
     fn record_memory(&mut self, memory: &MemoryReport) -> Result<(), OutputFailure> {
         Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
+    }
+
+    fn write_results(&mut self, results: &fdtd_core::results::RunResults) -> Result<(), OutputFailure> {
+        Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {

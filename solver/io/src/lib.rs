@@ -57,6 +57,7 @@ mod describe;
 mod hdf5;
 pub mod read;
 mod reserve;
+pub mod results;
 pub mod results_farfield;
 mod safe_create;
 pub mod xdmf;

@@ -57,6 +57,8 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
         }],
         probes,
         snapshots: vec![],
+        monitors: vec![],
+        farfields: vec![],
     }
 }
 

@@ -104,6 +104,8 @@ fn scene() -> Scene {
                 every: 10,
             },
         ],
+        monitors: vec![],
+        farfields: vec![],
     }
 }
 

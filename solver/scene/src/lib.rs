@@ -6,9 +6,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod component;
+pub mod monitor;
 pub mod waveform;
 
 pub use component::Component;
+pub use monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion};
 
 /// Speed of light in vacuum (m/s).
 pub const C0: f64 = 299_792_458.0;
@@ -86,6 +88,10 @@ pub struct Scene {
     pub sources: Vec<Source>,
     pub probes: Vec<Probe>,
     pub snapshots: Vec<Snapshot>,
+    /// `[[monitors]]`: DFT and flux monitors.
+    pub monitors: Vec<Monitor>,
+    /// `[[farfield]]`: far-field boxes.
+    pub farfields: Vec<FarFieldBox>,
 }
 
 impl Scene {

@@ -19,9 +19,12 @@ use toml::Spanned;
 mod thin;
 
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
+#[path = "parse_monitors.rs"]
+mod monitors;
+
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 9] = [
+const TOP_KEYS: [&str; 11] = [
     "domain",
     "time",
     "boundaries",
@@ -31,6 +34,8 @@ const TOP_KEYS: [&str; 9] = [
     "probes",
     "snapshots",
     "checkpoint",
+    "monitors",
+    "farfield",
 ];
 const AXES: [&str; 3] = ["x", "y", "z"];
 const COMPONENT_NAMES: [&str; 6] = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
@@ -110,7 +115,9 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     let mut srcs = Vec::new();
     let mut probes = Vec::new();
     let mut snapshots = Vec::new();
+    let (mut monitors, mut farfields) = (Vec::new(), Vec::new());
     if let Some(size) = size {
+        (monitors, farfields) = monitors::monitors_and_farfields(root, size, &mut p);
         if let Some(tables) = p.keep(list(root.get("sources"), "sources")) {
             for r in sources(tables, size) {
                 srcs.extend(p.keep(r));
@@ -146,6 +153,8 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             sources: srcs,
             probes,
             snapshots,
+            monitors,
+            farfields,
         }),
         _ => Err(p.0),
     }
@@ -159,10 +168,11 @@ fn planned_section(key: &str) -> Note {
             "lumped ports are not implemented yet",
             "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
         ),
-        "monitors" | "dft" => (
-            "frequency-domain monitors are not implemented yet",
-            "record time signals with [[probes]] and Fourier-transform them afterwards",
+        "dft" | "flux" => (
+            "not a section",
+            "frequency-domain monitors are [[monitors]] with type = \"dft\" or \"flux\"",
         ),
+        "far_field" | "farfields" | "ntff" => ("not a section", "far-field boxes are [[farfield]]"),
         "plane_wave" | "tfsf" => (
             "plane-wave (TF/SF) sources are not implemented yet",
             "use point [[sources]] for now",
@@ -1751,7 +1761,7 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["leave no interior", "missing section [time]"], 3, 9),
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
         ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
-        ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
+        ("[dft]\n", &["dft: not a section", "help: frequency-domain monitors are [[monitors]]"], 1, 2),
         ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_seconds = -5\n", &["checkpoint.every_seconds: must be > 0 (got -5)"], 7, 17),

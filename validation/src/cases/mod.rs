@@ -25,6 +25,7 @@ pub mod dipole;
 pub mod energy;
 pub mod fresnel;
 pub mod lossy;
+pub mod monitors;
 pub mod sources;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
@@ -280,6 +281,8 @@ pub const ALL: &[Case] = &[
     energy::CASE,
     fresnel::CASE,
     lossy::CASE,
+    monitors::SIGNAL,
+    monitors::FLUX,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

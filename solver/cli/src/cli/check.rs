@@ -168,6 +168,12 @@ fn print_report(scene: &Scene, model: &Model) {
             human_bytes(per_frame)
         );
     }
+    if !model.monitors.is_empty() {
+        outln!("monitors ({})", model.monitors.len());
+        for m in &model.monitors {
+            outln!("  {}", m.summary());
+        }
+    }
     let layout = match session::probe_layout::ProbeLayout::of(model) {
         session::probe_layout::ProbeLayout::Table => ", probes as tables",
         session::probe_layout::ProbeLayout::Groups => "",
@@ -284,6 +290,16 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
             })
         })
         .collect();
+    let monitors: Vec<Value> = model
+        .monitors
+        .iter()
+        .map(|m| {
+            json!({
+                "name": m.name, "type": m.kind.name(), "samples": m.records(), "frequencies": m.freqs,
+                "every": m.every, "state_bytes": m.state_bytes(), "faces": m.faces.len(),
+            })
+        })
+        .collect();
     let materials: Vec<Value> = scene
         .materials
         .iter()
@@ -340,6 +356,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         "sources": sources,
         "probes": probes,
         "snapshots": snapshots,
+        "monitors": monitors,
         "output_bytes": session::resources::output_bytes(&scene, &model, 0),
         "checkpoint_bytes": fdtd::runner::checkpoint_bytes(&model),
         "resolution": model.resolution.map(|(f, cpw)| json!({ "frequency": f, "cells_per_wavelength": cpw })),

@@ -225,6 +225,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     }
     if !quiet {
         outln!("  memory   {}", report.memory);
+        for line in monitor_lines(&report.results) {
+            outln!("  {line}");
+        }
     }
     Ok(match report.kind() {
         None => exit::OK,
@@ -275,4 +278,41 @@ fn all_zero(path: &std::path::Path) -> bool {
         }
     }
     any
+}
+
+/// One line per monitor for the end-of-run summary (flux per frequency, at most a few).
+fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
+    let few = |freq: &[f64], v: &[f64]| -> String {
+        let parts: Vec<String> = freq
+            .iter()
+            .zip(v)
+            .take(4)
+            .map(|(f, x)| format!("{x:.4e} at {}", fdtd::fmt::hz(*f)))
+            .collect();
+        let more = if freq.len() > 4 {
+            format!(" (+{} more)", freq.len() - 4)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", parts.join(", "))
+    };
+    let mut out = Vec::new();
+    for m in &r.monitors {
+        if m.kind == "flux" {
+            out.push(format!("monitor  {} flux: {}", m.name, few(&m.freq, &m.flux)));
+        } else {
+            let samples: usize = m.fields.iter().map(|f| f.1.iter().product::<usize>()).sum();
+            out.push(format!(
+                "monitor  {} dft: {samples} samples at {} frequency(ies)",
+                m.name,
+                m.freq.len()
+            ));
+        }
+    }
+    for s in &r.surfaces {
+        let freq: Vec<f64> = s.surfaces.iter().map(|x| x.freq).collect();
+        let flux: Vec<f64> = s.surfaces.iter().map(fdtd::monitors::post::flux).collect();
+        out.push(format!("farfield {} box flux: {}", s.name, few(&freq, &flux)));
+    }
+    out
 }

@@ -55,6 +55,8 @@ pub struct Model {
     pub sources: Vec<PointSource>,
     pub probes: Vec<PointProbe>,
     pub snapshots: Vec<SnapshotRegion>,
+    /// Frequency-domain monitors and far-field boxes (one DFT pass each).
+    pub monitors: Vec<crate::monitors::Monitor>,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
     /// What one step does, with every range (built last, from everything above).
@@ -82,6 +84,8 @@ pub enum ModelError {
     TooSmall([usize; 3]),
     #[error("the run has zero time steps")]
     NoSteps,
+    #[error("monitor `{name}` {message}")]
+    Monitor { name: String, message: String },
 }
 
 impl Model {
@@ -104,6 +108,7 @@ impl Model {
             sources: self.sources.clone(),
             probes: self.probes.clone(),
             snapshots: Vec::new(),
+            monitors: self.monitors.clone(),
             resolution: self.resolution,
             schedule: self.schedule.clone(),
         }
@@ -152,6 +157,7 @@ impl Model {
         let sources = points::sources(scene, &grid, &coefs, &mat)?;
         let probes = points::probes(scene, &grid)?;
         let snapshots = points::snapshots(scene, &grid);
+        let monitors = crate::monitors::build(scene, &grid)?;
         let resolution = materials::resolution(scene, &grid);
         let mut model = Model {
             grid,
@@ -163,6 +169,7 @@ impl Model {
             sources,
             probes,
             snapshots,
+            monitors,
             resolution,
             schedule: Schedule::default(),
         };

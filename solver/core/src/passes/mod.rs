@@ -20,5 +20,9 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     if let Some(p) = probes::Probes::new(model) {
         out.push(Arc::new(p));
     }
+    // Frequency-domain monitors: one DFT pass each, after the probes (end of step).
+    for m in &model.monitors {
+        out.push(Arc::new(crate::monitors::dft::Dft::new(model, m)));
+    }
     out
 }

@@ -33,6 +33,7 @@ pub mod output;
 pub mod paths;
 pub mod probe_layout;
 pub mod resources;
+pub mod results;
 mod warnings;
 
 pub use self::checkpoints::{interval as checkpoint_interval, CheckpointPolicy, CheckpointRequest};
@@ -826,6 +827,39 @@ impl Prepared {
                 })));
             }
         };
+        // Frequency-domain results of a finished run (monitors, far-field surfaces).
+        let mut results = crate::results::RunResults::default();
+        if summary.outcome == Outcome::Finished && !model.monitors.is_empty() {
+            let written = results::monitor_results(&model, backend.as_mut())
+                .map_err(|error| RunError::Backend {
+                    step: model.grid.steps,
+                    error,
+                    saved: None,
+                })
+                .and_then(|r| {
+                    output.write_results(&r).map_err(|e| {
+                        RunError::Sink(crate::runner::SinkError {
+                            no_space: e.kind == output::OutputErrorKind::NoSpace,
+                            message: e.message,
+                        })
+                    })?;
+                    Ok(r)
+                });
+            match written {
+                Ok(r) => results = r,
+                Err(error) => {
+                    let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
+                    return Err(SessionError::Run(Box::new(RunFailure {
+                        error,
+                        steps: model.grid.steps,
+                        output: out,
+                        closed,
+                        advice: None,
+                        on_gpu: kind == BackendChoice::Gpu,
+                    })));
+                }
+            }
+        }
         let contents = output.contents();
         let companion = output.companion();
         let run_id = output.run_id();
@@ -857,6 +891,7 @@ impl Prepared {
             companion,
             advice,
             memory,
+            results,
         })
     }
 }
@@ -879,6 +914,8 @@ pub struct RunReport {
     pub advice: Option<ResumeAdvice>,
     /// Planned and measured memory.
     pub memory: MemoryReport,
+    /// Frequency-domain results (monitors, far fields) of a finished run.
+    pub results: crate::results::RunResults,
 }
 
 impl RunReport {

@@ -73,6 +73,12 @@ pub trait Output: Sink {
         let _ = memory;
         Ok(())
     }
+    /// Write the frequency-domain results of a finished run (before [`Output::finish`]);
+    /// only their non-empty parts. The default writes nothing.
+    fn write_results(&mut self, results: &crate::results::RunResults) -> Result<(), OutputFailure> {
+        let _ = results;
+        Ok(())
+    }
     /// Record how the run ended (complete or interrupted) and close the file.
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure>;
     /// Mark the run failed with `message` and close the file.

@@ -1,0 +1,359 @@
+//! `[[monitors]]` and `[[farfield]]` (a child of `parse`, with its spanned walker).
+use super::{choice, components, domain_desc, list, num, within, Diag, Names, Problems, Tbl, Val, AXES, R};
+use crate::monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion};
+use crate::Component;
+use toml::de::DeValue;
+
+/// Most frequencies a monitor may list (each costs two state floats per sample).
+const MAX_POINTS: usize = 100_000;
+
+/// Every `[[monitors]]` and `[[farfield]]` entry; problems go to `p`.
+pub(super) fn monitors_and_farfields(root: &Tbl, size: [f64; 3], p: &mut Problems) -> (Vec<Monitor>, Vec<FarFieldBox>) {
+    let mut names = Names::default();
+    let mut monitors = Vec::new();
+    for (i, t) in p
+        .keep(list(root.get("monitors"), "monitors"))
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        monitors.extend(p.keep(monitor(t, i, size, &mut names)));
+    }
+    let mut farfields = Vec::new();
+    for (i, t) in p
+        .keep(list(root.get("farfield"), "farfield"))
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        farfields.extend(p.keep(farfield(t, i, size, &mut names)));
+    }
+    (monitors, farfields)
+}
+
+fn monitor(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<Monitor> {
+    let ty = choice(&t.req("type")?, "monitor type", &["dft", "flux"], |s| {
+        matches!(s, "farfield" | "far_field" | "ntff").then(|| {
+            (
+                format!("{s:?} is not a monitor type"),
+                Some("far fields have their own section: [[farfield]]".into()),
+            )
+        })
+    })?;
+    let mut allowed = vec!["name", "type", "frequencies", "plane", "box"];
+    if ty == "dft" {
+        allowed.push("components");
+    }
+    t.check_keys_with(&allowed, |k| {
+        (k == "components").then(|| {
+            (
+                "\"components\" applies to type \"dft\" only".into(),
+                Some("a flux monitor records the tangential E and H it needs".into()),
+            )
+        })
+    })?;
+    let name = names.take(t, "monitor", i)?;
+    let frequencies = t.get("frequencies").map(|v| frequencies(&v)).transpose()?;
+    t.exclusive("plane", "box")?;
+    let region = if let Some(v) = t.get("plane") {
+        plane(&v.table()?, size)?
+    } else if let Some(v) = t.get("box") {
+        let b = v.table()?;
+        let (min, max) = bounds(&b, size, ty == "flux")?;
+        MonitorRegion::Box { min, max }
+    } else {
+        return Err(Diag::new(t.span.clone(), &t.path, "missing key \"plane\" or \"box\"")
+            .hint("e.g. plane = { axis = \"z\", position = 0.01 } or box = { min = [...], max = [...] }"));
+    };
+    let kind = match ty {
+        "dft" => MonitorKind::Dft {
+            components: t
+                .get("components")
+                .map_or(Ok(Component::ALL.to_vec()), |v| components(&v))?,
+        },
+        _ => MonitorKind::Flux,
+    };
+    Ok(Monitor {
+        name,
+        kind,
+        frequencies,
+        region,
+    })
+}
+
+fn plane(p: &Tbl, size: [f64; 3]) -> R<MonitorRegion> {
+    p.check_keys(&["axis", "position", "min", "max"])?;
+    let axis_name = choice(&p.req("axis")?, "axis", &AXES, |_| None)?;
+    let axis = AXES.iter().position(|&a| a == axis_name).unwrap_or(0);
+    let pos_v = p.req("position")?;
+    let position = pos_v.num()?;
+    if !within(position, size[axis]) {
+        return Err(pos_v.err(format!(
+            "plane {axis_name} = {} m is outside the domain (0 to {} m)",
+            num(position),
+            num(size[axis])
+        )));
+    }
+    let min = p.get("min").map(|v| v.vec3()).transpose()?;
+    let max = p.get("max").map(|v| v.vec3()).transpose()?;
+    if let (Some(lo), Some(hi), Some(v)) = (min, max, p.get("max")) {
+        if let Some(a) = (0..3).find(|&a| a != axis && lo[a] >= hi[a]) {
+            return Err(v.err(format!("max is not above min along {}", AXES[a])));
+        }
+    }
+    Ok(MonitorRegion::Plane {
+        axis,
+        position,
+        min,
+        max,
+    })
+}
+
+/// A box's `min` and `max`, inside the domain (strictly, for a closed surface).
+fn bounds(b: &Tbl, size: [f64; 3], closed: bool) -> R<([f64; 3], [f64; 3])> {
+    b.check_keys(&["min", "max"])?;
+    let min_v = b.req("min")?;
+    let min = min_v.vec3()?;
+    let max_v = b.req("max")?;
+    let max = max_v.vec3()?;
+    // A closed surface needs a volume; a DFT box may be flat or a single point.
+    if let Some(a) = (0..3).find(|&a| if closed { min[a] >= max[a] } else { min[a] > max[a] }) {
+        return Err(max_v.err(format!("max is not above min along {}", AXES[a])));
+    }
+    for (v, p) in [(&min_v, min), (&max_v, max)] {
+        if let Some(a) = (0..3).find(|&a| !within(p[a], size[a])) {
+            let d = v.err(format!(
+                "{} m is outside the domain {}",
+                super::vec3(p),
+                domain_desc(size)
+            ));
+            return Err(if closed {
+                d.hint(format!(
+                    "a closed box must lie inside the domain (and inside its CPML): {} between 0 and {} m",
+                    AXES[a],
+                    num(size[a])
+                ))
+            } else {
+                d
+            });
+        }
+    }
+    Ok((min, max))
+}
+
+fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldBox> {
+    t.check_keys(&["name", "frequencies", "box", "theta_step", "phi_step"])?;
+    let name = names.take(t, "farfield", i)?;
+    let frequencies = t.get("frequencies").map(|v| frequencies(&v)).transpose()?;
+    let region = t.get("box").map(|v| bounds(&v.table()?, size, true)).transpose()?;
+    let step = |key: &str, default: f64, max: f64| -> R<f64> {
+        match t.get(key) {
+            None => Ok(default),
+            Some(v) => {
+                let s = v.positive()?;
+                if s > max {
+                    return Err(v.err(format!("{key} = {} degrees is larger than {max}", num(s))));
+                }
+                Ok(s)
+            }
+        }
+    };
+    Ok(FarFieldBox {
+        name,
+        frequencies,
+        region,
+        theta_step: step("theta_step", 2.0, 180.0)?,
+        phi_step: step("phi_step", 5.0, 360.0)?,
+    })
+}
+
+/// `frequencies = [f1, f2, ...]` or `{ start, stop, points }` (Hz).
+pub(super) fn frequencies(v: &Val) -> R<Frequencies> {
+    let f = match v.value() {
+        DeValue::Array(_) => {
+            let items = v.items()?;
+            if items.is_empty() {
+                return Err(v.err("the list of frequencies is empty"));
+            }
+            if items.len() > MAX_POINTS {
+                return Err(v.err(format!("{} frequencies; at most {MAX_POINTS}", items.len())));
+            }
+            Frequencies::List(items.iter().map(Val::positive).collect::<R<Vec<f64>>>()?)
+        }
+        DeValue::Table(_) => {
+            let t = v.table()?;
+            t.check_keys(&["start", "stop", "points"])?;
+            let start = t.req("start")?.positive()?;
+            let stop_v = t.req("stop")?;
+            let stop = stop_v.positive()?;
+            if stop < start {
+                return Err(stop_v.err(format!("stop {} Hz is below start {} Hz", num(stop), num(start))));
+            }
+            let points = match t.get("points") {
+                None => 201,
+                Some(p) => {
+                    let n = p.uint(1)?;
+                    if n > MAX_POINTS {
+                        return Err(p.err(format!("{n} points; at most {MAX_POINTS}")));
+                    }
+                    n
+                }
+            };
+            Frequencies::Range { start, stop, points }
+        }
+        _ => {
+            return Err(v
+                .expected("a list of frequencies (Hz) or a table { start, stop, points }")
+                .hint("e.g. frequencies = [1e9, 2e9] or frequencies = { start = 1e9, stop = 3e9, points = 21 }"))
+        }
+    };
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion};
+    use crate::{Component, Scene, SceneError};
+
+    const BASE: &str = "[domain]\ncell = 1e-3\ncells = [20, 20, 20]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n";
+
+    fn parse(extra: &str) -> Result<Scene, SceneError> {
+        Scene::parse(&format!("{BASE}{extra}"), "m.toml")
+    }
+
+    /// (line, column, key, message, hint) of every problem.
+    fn errors(extra: &str) -> Vec<(usize, usize, String, String, Option<String>)> {
+        let e = parse(extra).expect_err("invalid");
+        let all = match e {
+            SceneError::Several(v) => v,
+            e => vec![e],
+        };
+        all.into_iter()
+            .map(|e| match e {
+                SceneError::Invalid {
+                    line,
+                    column,
+                    key,
+                    message,
+                    hint,
+                    ..
+                } => (line, column, key, message, hint),
+                e => panic!("{e}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn monitors_and_farfields_parse() {
+        let s = parse(
+            r#"
+[[monitors]]
+name = "p"
+type = "dft"
+components = ["Ez", "Hx"]
+frequencies = [1e9, 2e9]
+plane = { axis = "z", position = 0.01, min = [0.002, 0.003, 0], max = [0.018, 0.017, 0] }
+[[monitors]]
+type = "flux"
+frequencies = { start = 1e9, stop = 3e9, points = 3 }
+box = { min = [0.005, 0.005, 0.005], max = [0.015, 0.015, 0.015] }
+[[farfield]]
+name = "ff"
+theta_step = 1
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.monitors.len(), 2);
+        assert_eq!(s.monitors[0].name, "p");
+        assert_eq!(
+            s.monitors[0].kind,
+            MonitorKind::Dft {
+                components: vec![Component::Ez, Component::Hx]
+            }
+        );
+        assert_eq!(
+            s.monitors[0].region,
+            MonitorRegion::Plane {
+                axis: 2,
+                position: 0.01,
+                min: Some([0.002, 0.003, 0.0]),
+                max: Some([0.018, 0.017, 0.0])
+            }
+        );
+        assert_eq!(s.monitors[1].name, "monitor2");
+        assert_eq!(s.monitors[1].kind, MonitorKind::Flux);
+        assert_eq!(
+            s.monitors[1].frequencies.as_ref().unwrap().values(),
+            vec![1e9, 2e9, 3e9]
+        );
+        assert_eq!(
+            s.monitors[1].frequencies,
+            Some(Frequencies::Range {
+                start: 1e9,
+                stop: 3e9,
+                points: 3
+            })
+        );
+        let f = &s.farfields[0];
+        assert_eq!(
+            (f.name.as_str(), f.theta_step, f.phi_step, f.region),
+            ("ff", 1.0, 5.0, None)
+        );
+    }
+
+    #[test]
+    fn monitor_errors_have_line_column_key_and_hint() {
+        let e = errors(
+            r#"
+[[monitors]]
+type = "dtf"
+plane = { axis = "z", position = 0.01 }
+[[monitors]]
+type = "flux"
+components = ["Ez"]
+box = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }
+[[monitors]]
+type = "dft"
+frequencies = { start = 2e9, stop = 1e9 }
+plane = { axis = "w", position = 0.01 }
+[[monitors]]
+type = "dft"
+[[farfield]]
+box = { min = [0.005, 0.005, 0.005], max = [0.015, 0.015, 0.03] }
+phi_step = 0
+"#,
+        );
+        let keys: Vec<&str> = e.iter().map(|x| x.2.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "monitors[0].type",
+                "monitors[1].components",
+                "monitors[2].frequencies.stop",
+                "monitors[3]",
+                "farfield[0].box.max",
+            ],
+            "{e:#?}"
+        );
+        // The BASE has 7 lines, then an empty one.
+        assert_eq!((e[0].0, e[0].1), (10, 8));
+        assert_eq!(e[0].4.as_deref(), Some("did you mean \"dft\"?"));
+        assert!(e[1].3.contains("applies to type \"dft\" only"), "{}", e[1].3);
+        assert!(e[2].3.contains("below start"), "{}", e[2].3);
+        assert!(e[3].3.contains("\"plane\" or \"box\""), "{}", e[3].3);
+        assert!(e[4].3.contains("outside the domain"), "{}", e[4].3);
+        assert!(e[4].4.as_deref().unwrap_or("").contains("closed box"));
+    }
+
+    #[test]
+    fn misnamed_sections_point_to_the_right_ones() {
+        let e = errors("[[dft]]\nname = \"a\"\n");
+        assert!(e[0].4.as_deref().unwrap_or("").contains("[[monitors]]"), "{e:?}");
+        let e = errors("[[monitors]]\ntype = \"farfield\"\n");
+        assert!(e[0].4.as_deref().unwrap_or("").contains("[[farfield]]"), "{e:?}");
+        let e = errors(
+            "[[monitors]]\ntype = \"dft\"\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\nfrequencies = []\n",
+        );
+        assert!(e[0].3.contains("empty"), "{e:?}");
+    }
+}
