@@ -34,6 +34,7 @@ pub mod model;
 pub mod pass;
 pub mod passes;
 pub mod plan;
+pub mod ports;
 pub mod results;
 pub mod runner;
 pub mod schedule;

@@ -44,6 +44,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         time: Time {
             end: TimeEnd::Steps(steps),
             courant: 0.99,
+            decay_db: None,
         },
         boundaries: Boundaries {
             faces: std::array::from_fn(|_| boundary.clone()),
@@ -59,5 +60,8 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         }],
         probes: vec![],
         snapshots: vec![],
+        ports: vec![],
+        lumped: vec![],
+        frequencies: None,
     }
 }

@@ -52,6 +52,7 @@
 //! a file back (attributes, probe series, snapshot frames) for `fdtd info` and `fdtd plot`.
 mod describe;
 mod hdf5;
+mod ports;
 pub mod read;
 mod reserve;
 mod safe_create;

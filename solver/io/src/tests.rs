@@ -33,6 +33,7 @@ fn scene() -> Scene {
         time: Time {
             end: TimeEnd::Steps(STEPS),
             courant: 0.99,
+            decay_db: None,
         },
         boundaries: Boundaries {
             faces: [
@@ -104,6 +105,9 @@ fn scene() -> Scene {
                 every: 10,
             },
         ],
+        ports: vec![],
+        lumped: vec![],
+        frequencies: None,
     }
 }
 

@@ -4,8 +4,8 @@
 //! problem is reported with its `line:column`, its dotted key path and, where one is
 //! close, a did-you-mean suggestion. The format is documented in `docs/scene-format.md`.
 use super::{
-    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene,
-    SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd,
+    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Frequencies, Lumped, Material, MaterialKind, Object,
+    Port, Probe, Region, Scene, SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd, Topology,
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
@@ -19,8 +19,11 @@ use toml::Spanned;
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 9] = [
+const TOP_KEYS: [&str; 12] = [
     "domain",
+    "ports",
+    "lumped",
+    "frequencies",
     "time",
     "boundaries",
     "materials",
@@ -132,6 +135,41 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             snapshots.extend(p.keep(snapshot(t, i, size, &mut names)));
         }
     }
+    let frequencies = p
+        .keep(root.get("frequencies").map(|v| frequencies(&v)).transpose())
+        .flatten();
+    let mut ports = Vec::new();
+    let mut lumped = Vec::new();
+    if let Some((d, _)) = &dom {
+        let mut names = Names::default();
+        let mut taken: Vec<(String, Edges)> = Vec::new();
+        let tables = p.keep(list(root.get("ports"), "ports")).unwrap_or_default();
+        let stop = frequencies.as_ref().map(|f| f.values().into_iter().fold(0.0, f64::max));
+        for (i, t) in tables.iter().enumerate() {
+            ports.extend(p.keep(port(t, i, d, stop, &mut names, &mut taken)));
+        }
+        if ports.iter().filter(|p| p.excite).count() > 1 {
+            let second = ports.iter().filter(|p| p.excite).nth(1).map(|p| p.name.clone());
+            let at = tables
+                .iter()
+                .find(|t| t.get("name").and_then(|v| v.str().ok().map(String::from)) == second)
+                .or(tables.get(1));
+            if let Some(t) = at {
+                p.0.push(
+                    Diag::new(t.span.clone(), &t.path, "more than one port is driven (excite = true)")
+                        .hint("drive one port per run; the others are matched loads (excite = false)"),
+                );
+            }
+        }
+        for (i, t) in p
+            .keep(list(root.get("lumped"), "lumped"))
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            lumped.extend(p.keep(lumped_element(t, i, d, &mut names, &mut taken)));
+        }
+    }
     match (dom, time, boundaries, materials) {
         (Some((domain, _)), Some(time), Some(boundaries), Some(materials)) if p.0.is_empty() => Ok(Scene {
             path: path.to_path_buf(),
@@ -144,6 +182,9 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             sources: srcs,
             probes,
             snapshots,
+            ports,
+            lumped,
+            frequencies,
         }),
         _ => Err(p.0),
     }
@@ -153,10 +194,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
 /// rather than "unknown key".
 fn planned_section(key: &str) -> Note {
     let (message, hint) = match key {
-        "ports" | "lumped_ports" => (
-            "lumped ports are not implemented yet",
-            "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
-        ),
+        "lumped_ports" | "port" => ("unknown section", "lumped ports are [[ports]] entries"),
         "monitors" | "dft" => (
             "frequency-domain monitors are not implemented yet",
             "record time signals with [[probes]] and Fourier-transform them afterwards",
@@ -252,7 +290,8 @@ fn cells_from_size(v: &Val, d: [f64; 3]) -> R<[usize; 3]> {
 const MAX_DURATION_STEPS: f64 = 1e9;
 
 fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
-    t.check_keys(&["duration", "steps", "courant"])?;
+    t.check_keys(&["duration", "steps", "courant", "decay_db"])?;
+    let decay_db = t.get("decay_db").map(|v| v.nonneg()).transpose()?;
     let courant = match t.get("courant") {
         None => 0.99,
         Some(v) => {
@@ -295,7 +334,7 @@ fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
         }
         OneOf::Second(v) => TimeEnd::Steps(v.uint(1)?),
     };
-    Ok(Time { end, courant })
+    Ok(Time { end, courant, decay_db })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -687,8 +726,8 @@ fn source_kind(v: &Val) -> R<SourceKind> {
         match s {
             "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
             "port" | "lumped_port" => Some((
-                "lumped ports are not implemented yet".into(),
-                Some("a soft \"current\" source in a one-cell gap is the closest substitute".into()),
+                "a lumped port is not a source type".into(),
+                Some("add a [[ports]] entry (start, end, impedance, [ports.waveform])".into()),
             )),
             _ => None,
         }
@@ -786,6 +825,202 @@ fn waveform(t: &Tbl) -> R<Waveform> {
         shape,
         amplitude,
         delay,
+    })
+}
+
+/// `[frequencies]`: `start`, `stop`, `points` (default 201), or `list`.
+fn frequencies(v: &Val) -> R<Frequencies> {
+    let t = v.table()?;
+    t.check_keys(&["start", "stop", "points", "list"])?;
+    if let Some(l) = t.get("list") {
+        for k in ["start", "stop", "points"] {
+            if t.get(k).is_some() {
+                return Err(Diag::new(t.key_span(k), &t.sub_path(k), format!("both \"list\" and {k:?} are given"))
+                    .hint("give either a list or start/stop/points"));
+            }
+        }
+        let items = l.items()?;
+        if items.is_empty() {
+            return Err(l.err("the list of frequencies is empty"));
+        }
+        return Ok(Frequencies::List(items.iter().map(|i| i.positive()).collect::<R<Vec<_>>>()?));
+    }
+    let start = t.req("start")?.nonneg()?;
+    let stop_v = t.req("stop")?;
+    let stop = stop_v.positive()?;
+    if stop < start {
+        return Err(stop_v.err(format!("stop ({} Hz) is below start ({} Hz)", num(stop), num(start))));
+    }
+    let points = t.get("points").map_or(Ok(201), |v| v.uint(1))?;
+    if points > 1_000_000 {
+        return Err(t.req("points")?.err(format!("{points} points is too many (at most 1000000)")));
+    }
+    Ok(Frequencies::Range { start, stop, points })
+}
+
+/// The E edges a port or lumped element covers, in grid-node indices: along `axis`
+/// from node `lo[axis]` to `hi[axis]` (edges `lo..hi`), and every node `lo..=hi` of the
+/// other axes (parallel columns).
+#[derive(Clone, Copy)]
+struct Edges {
+    axis: usize,
+    lo: [i64; 3],
+    hi: [i64; 3],
+}
+
+impl Edges {
+    fn overlaps(&self, o: &Edges) -> bool {
+        self.axis == o.axis
+            && (0..3).all(|a| {
+                if a == self.axis {
+                    self.lo[a] < o.hi[a] && o.lo[a] < self.hi[a]
+                } else {
+                    self.lo[a] <= o.hi[a] && o.lo[a] <= self.hi[a]
+                }
+            })
+    }
+}
+
+/// `start`, `end` and optional `axis` of a port or lumped element, snapped to grid nodes.
+fn edge_span(t: &Tbl, d: &Domain, what: &str) -> R<([f64; 3], [f64; 3], usize, Edges)> {
+    let size = d.size();
+    let start = point(&t.req("start")?, size)?;
+    let end_v = t.req("end")?;
+    let end = point(&end_v, size)?;
+    let node = |a: usize, x: f64| (x / d.cell_size[a]).round() as i64;
+    let ns = [0, 1, 2].map(|a| node(a, start[a]));
+    let ne = [0, 1, 2].map(|a| node(a, end[a]));
+    let differ: Vec<usize> = (0..3).filter(|&a| ns[a] != ne[a]).collect();
+    let axis = match t.get("axis") {
+        Some(v) => {
+            let name = choice(&v, "axis", &AXES, |_| None)?;
+            let a = AXES.iter().position(|&x| x == name).unwrap_or(0);
+            if ns[a] == ne[a] {
+                return Err(v.err(format!(
+                    "start and end snap to the same grid plane {name} = {} m: the {what} has no edge along {name}",
+                    num(ns[a] as f64 * d.cell_size[a])
+                )));
+            }
+            a
+        }
+        None => match differ[..] {
+            [a] => a,
+            [] if start == end => {
+                return Err(end_v
+                    .err(format!("zero-length {what}: start and end are the same point"))
+                    .hint(format!("a {what} spans at least one cell edge between start and end")))
+            }
+            [] => {
+                return Err(end_v
+                    .err(format!(
+                        "start and end snap to the same grid node ({} m): the {what} covers no edge",
+                        vec3([0, 1, 2].map(|a| ns[a] as f64 * d.cell_size[a]))
+                    ))
+                    .hint(format!(
+                        "the cell is {} m: move end at least one cell away along the {what}'s axis",
+                        vec3(d.cell_size)
+                    )))
+            }
+            _ => {
+                let names: Vec<&str> = differ.iter().map(|&a| AXES[a]).collect();
+                return Err(end_v
+                    .err(format!(
+                        "start and end differ along {}: the {what}'s axis is ambiguous",
+                        names.join(" and ")
+                    ))
+                    .hint("give `axis` (the others then span parallel edges, e.g. a strip-wide port)"));
+            }
+        },
+    };
+    let lo = [0, 1, 2].map(|a| ns[a].min(ne[a]));
+    let hi = [0, 1, 2].map(|a| ns[a].max(ne[a]));
+    Ok((start, end, axis, Edges { axis, lo, hi }))
+}
+
+/// Refuse an element that shares an edge with an earlier port or lumped element.
+fn claim(t: &Tbl, name: &str, e: Edges, taken: &mut Vec<(String, Edges)>) -> R<()> {
+    if let Some((other, _)) = taken.iter().find(|(_, o)| o.overlaps(&e)) {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            format!("`{name}` shares cell edges with `{other}`"),
+        )
+        .hint("ports and lumped elements must not overlap: move one of them"));
+    }
+    taken.push((name.to_string(), e));
+    Ok(())
+}
+
+fn port(
+    t: &Tbl,
+    i: usize,
+    d: &Domain,
+    stop: Option<f64>,
+    names: &mut Names,
+    taken: &mut Vec<(String, Edges)>,
+) -> R<Port> {
+    t.check_keys(&["name", "start", "end", "axis", "impedance", "excite", "waveform"])?;
+    let name = names.take(t, "port", i)?;
+    let (start, end, axis, edges) = edge_span(t, d, "port")?;
+    let impedance = opt(t, "impedance", 50.0, Val::positive)?;
+    let excite = match t.get("excite") {
+        None => i == 0,
+        Some(v) => v.value().as_bool().ok_or_else(|| v.expected("true or false"))?,
+    };
+    let waveform = match t.get("waveform") {
+        Some(w) => Some(waveform(&w.table()?)?),
+        None if excite => match stop {
+            Some(f) if f > 0.0 => Some(Waveform::gaussian_from_frequency(1.0, f / 2.0)),
+            _ => {
+                return Err(Diag::new(t.span.clone(), &t.path, "a driven port needs a waveform")
+                    .hint("add [ports.waveform] (the source voltage, V), or a [frequencies] section to derive one"))
+            }
+        },
+        None => None,
+    };
+    claim(t, &name, edges, taken)?;
+    Ok(Port {
+        name,
+        start,
+        end,
+        axis,
+        impedance,
+        excite,
+        waveform,
+    })
+}
+
+fn lumped_element(t: &Tbl, i: usize, d: &Domain, names: &mut Names, taken: &mut Vec<(String, Edges)>) -> R<Lumped> {
+    t.check_keys(&["name", "start", "end", "axis", "r", "l", "c", "topology"])?;
+    let name = names.take(t, "lumped", i)?;
+    let (start, end, axis, edges) = edge_span(t, d, "lumped element")?;
+    let get = |k: &str| t.get(k).map(|v| v.positive()).transpose();
+    let (r, l, c) = (get("r")?, get("l")?, get("c")?);
+    if r.is_none() && l.is_none() && c.is_none() {
+        return Err(Diag::new(t.span.clone(), &t.path, "a lumped element needs at least one of r, l, c")
+            .hint("r in ohm, l in henry, c in farad"));
+    }
+    let topology = match t.get("topology") {
+        None => Topology::Parallel,
+        Some(v) => match choice(&v, "topology", &["parallel", "series"], |_| None)? {
+            "parallel" => Topology::Parallel,
+            _ => {
+                return Err(v
+                    .err("series RLC elements are not implemented yet")
+                    .hint("use topology = \"parallel\" (R, L and C side by side on the edges)"))
+            }
+        },
+    };
+    claim(t, &name, edges, taken)?;
+    Ok(Lumped {
+        name,
+        start,
+        end,
+        axis,
+        r,
+        l,
+        c,
+        topology,
     })
 }
 
@@ -1493,7 +1728,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             s.time,
             Time {
                 end: TimeEnd::Duration(1e-9),
-                courant: 0.9
+                courant: 0.9,
+                decay_db: None,
             }
         );
 
@@ -1734,7 +1970,6 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         // Both problems, the positioned one first: the default 10-cell CPML does not fit.
         ("[domain]\ncell = 1e-3\ncells = [4, 4, 4]\n", &["leave no interior", "missing section [time]"], 3, 9),
         ("#!\n[[sorces]]\n", &["sorces: unknown key \"sorces\"", "help: did you mean \"sources\"?"], 2, 3),
-        ("\n\n  [[ports]]\n", &["ports: lumped ports are not implemented yet"], 3, 5),
         ("[monitors]\n", &["frequency-domain monitors are not implemented yet"], 1, 2),
         ("checkpoint = 100\n[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n", &["checkpoint: expected a table, found integer 100"], 1, 14),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nevery_steps = 0\n", &["checkpoint.every_steps: must be >= 1 (got 0)"], 7, 15),

@@ -215,7 +215,17 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     if let Some(x) = &report.companion {
         line.push_str(&format!(" and {}", x.display()));
     }
+    for x in &report.result_files {
+        line.push_str(&format!(", {}", x.display()));
+    }
     outln!("{line}");
+    for l in super::summary::lines(&report) {
+        if let Some(w) = l.strip_prefix("warning: ") {
+            errln!("warning: {w}");
+        } else {
+            outln!("{l}");
+        }
+    }
     if summary.outcome == Outcome::Finished && all_zero(&report.output) {
         errln!(
             "warning: every probe sample and snapshot value in {} is exactly zero: check the sources (frequency \

@@ -4,11 +4,13 @@
 //! same `Model`, so they run the same update equations on the same numbers.
 mod cpml;
 mod grid;
+mod lumped;
 mod materials;
 mod points;
 
 pub use cpml::{CpmlLayer, Profile};
 pub use grid::Grid;
+pub use lumped::{LumpedModel, PortModel};
 pub use materials::{paint as cell_materials, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
@@ -54,6 +56,14 @@ pub struct Model {
     pub sources: Vec<PointSource>,
     pub probes: Vec<PointProbe>,
     pub snapshots: Vec<SnapshotRegion>,
+    /// Lumped ports (their sources are in `sources`, named `port NAME edge K`).
+    pub ports: Vec<PortModel>,
+    /// Lumped R, L, C elements (R and C live in the coefficient rows of their edges).
+    pub lumped: Vec<LumpedModel>,
+    /// Frequencies (Hz) where port results are evaluated ([`Scene::frequency_list`]).
+    pub frequencies: Vec<f64>,
+    /// End criterion: stop when the field energy has fallen this many dB below its peak.
+    pub decay_db: Option<f64>,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
     /// What one step does, with every range (built last, from everything above).
@@ -81,6 +91,12 @@ pub enum ModelError {
     TooSmall([usize; 3]),
     #[error("the run has zero time steps")]
     NoSteps,
+    #[error("{what} `{name}`: {why}")]
+    Element {
+        what: &'static str,
+        name: String,
+        why: String,
+    },
 }
 
 impl Model {
@@ -103,6 +119,10 @@ impl Model {
             sources: self.sources.clone(),
             probes: self.probes.clone(),
             snapshots: Vec::new(),
+            ports: self.ports.clone(),
+            lumped: self.lumped.clone(),
+            frequencies: self.frequencies.clone(),
+            decay_db: self.decay_db,
             resolution: self.resolution,
             schedule: self.schedule.clone(),
         }
@@ -144,9 +164,11 @@ impl Model {
             }
         }
         let cpml = cpml::layers(&grid, &scene.boundaries)?;
-        let (coefs, mat) = materials::build(scene, &grid)?;
+        let (mut coefs, mut mat) = materials::build(scene, &grid)?;
+        let (ports, lumped, port_sources) = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
-        let sources = points::sources(scene, &grid, &coefs, &mat)?;
+        let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
+        sources.extend(port_sources);
         let probes = points::probes(scene, &grid)?;
         let snapshots = points::snapshots(scene, &grid);
         let resolution = materials::resolution(scene, &grid);
@@ -160,6 +182,10 @@ impl Model {
             sources,
             probes,
             snapshots,
+            ports,
+            lumped,
+            frequencies: scene.frequency_list(),
+            decay_db: scene.decay_db(),
             resolution,
             schedule: Schedule::default(),
         };

@@ -46,6 +46,7 @@ use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
 use crate::plan::Plan;
+use crate::results::RunResults;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
 use crate::scene::Scene;
 use std::fmt;
@@ -795,6 +796,8 @@ impl Prepared {
             events: events
                 .clone()
                 .map(|cb| -> EventSink { Box::new(move |e: &RunEvent| cb(&SessionEvent::Run(e.clone()))) }),
+            // The end criterion's peak so far (a resumed run).
+            energy_peak: if start > 0 { output.energy_peak() } else { 0.0 },
             ..RunOptions::default()
         };
         let mut progress = request.progress.take();
@@ -824,6 +827,14 @@ impl Prepared {
                     advice,
                     on_gpu: kind == BackendChoice::Gpu,
                 })));
+            }
+        };
+        // Ports (issue 9): the end criterion and the frequency-domain results.
+        let (results, result_files) = match finish_results(&model, &summary, output.as_mut()) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = output.fail(&e.to_string());
+                return Err(SessionError::Finish(e));
             }
         };
         let contents = output.contents();
@@ -857,8 +868,31 @@ impl Prepared {
             companion,
             advice,
             memory,
+            results,
+            result_files,
+            decay_db: model.decay_db,
         })
     }
+}
+
+/// The end of a run that was not stopped by an error: its end criterion recorded and,
+/// when finished, the port results computed from the complete series and written.
+fn finish_results(
+    model: &Model,
+    summary: &RunSummary,
+    output: &mut dyn Output,
+) -> Result<(RunResults, Vec<PathBuf>), OutputFailure> {
+    output.record_end(model, summary)?;
+    let mut results = RunResults::default();
+    if summary.outcome != Outcome::Finished || model.ports.is_empty() || model.frequencies.is_empty() {
+        return Ok((results, Vec::new()));
+    }
+    let Some(series) = output.port_series(model)? else {
+        return Ok((results, Vec::new()));
+    };
+    results.ports = crate::ports::results(model, &series);
+    let files = output.write_results(model, &results)?;
+    Ok((results, files))
 }
 
 /// How a run that was not stopped by an error ended.
@@ -879,6 +913,13 @@ pub struct RunReport {
     pub advice: Option<ResumeAdvice>,
     /// Planned and measured memory.
     pub memory: MemoryReport,
+    /// The frequency-domain results of a finished run (ports; monitors and far fields
+    /// where the scene has them).
+    pub results: RunResults,
+    /// Files written beside the output with the results (Touchstone, CSV).
+    pub result_files: Vec<PathBuf>,
+    /// The end criterion of the run (dB below the energy peak), if it had one.
+    pub decay_db: Option<f64>,
 }
 
 impl RunReport {
