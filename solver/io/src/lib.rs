@@ -59,7 +59,7 @@ mod safe_create;
 pub mod xdmf;
 
 pub use self::describe::BackendLine;
-pub use self::read::{ReadError, ResultFile};
+pub use self::read::{PortInfo, ReadError, ResultFile};
 
 pub use self::hdf5::{
     close_all_failed_then, close_all_interrupted, close_all_interrupted_then, Hdf5Format, Hdf5Options, Hdf5Sink,

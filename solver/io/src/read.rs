@@ -63,6 +63,25 @@ pub struct RunAttrs {
     pub resumes: u64,
     /// Wall time of the run (s), from creating the file to closing it (newer files).
     pub wall_seconds: Option<f64>,
+    /// How a finished run ended: `decayed` (end criterion) or `max_steps`.
+    pub end_reason: Option<String>,
+    /// The end criterion (dB) and the step it was reached at.
+    pub decay_db: Option<f64>,
+    pub decayed_at_step: Option<u64>,
+}
+
+/// A lumped port (`/ports/<name>`): its series and, for a finished run, its results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortInfo {
+    pub name: String,
+    pub z0: f64,
+    pub driven: bool,
+    /// Samples of V and I.
+    pub samples: usize,
+    /// Frequencies (Hz), Z (re, im) and |S| (dB); empty before the run finished.
+    pub frequency: Vec<f64>,
+    pub z: Vec<[f64; 2]>,
+    pub s_db: Vec<f64>,
 }
 
 /// One recorded component of a probe.
@@ -123,6 +142,7 @@ pub struct ResultFile {
     pub run: RunAttrs,
     pub probes: Vec<ProbeInfo>,
     pub snapshots: Vec<SnapshotInfo>,
+    pub ports: Vec<PortInfo>,
     /// Top-level groups this version does not interpret (e.g. `ports` written by a newer
     /// fdtd), so a reader can say what it skipped.
     pub other_groups: Vec<String>,
@@ -176,6 +196,9 @@ impl ResultFile {
             error: attr_str(root, "error"),
             resumes: attr::<u64>(root, "resumes").unwrap_or(0),
             wall_seconds: attr::<f64>(root, "wall_seconds"),
+            end_reason: attr_str(root, "end_reason"),
+            decay_db: attr::<f64>(root, "decay_db"),
+            decayed_at_step: attr::<u64>(root, "decayed_at_step"),
         };
         let ctx = |what: String| {
             let path = path.clone();
@@ -184,7 +207,7 @@ impl ResultFile {
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
         let other_groups: Vec<String> = groups
             .iter()
-            .filter(|g| *g != "probes" && *g != "snapshots")
+            .filter(|g| !["probes", "snapshots", "ports", "energy"].contains(&g.as_str()))
             .cloned()
             .collect();
 
@@ -259,12 +282,30 @@ impl ResultFile {
                 });
             }
         }
+        let mut ports = Vec::new();
+        if let Ok(pg) = file.group("ports") {
+            for name in pg.member_names().map_err(ctx("listing /ports".into()))? {
+                let g = pg.group(&name).map_err(ctx(format!("opening /ports/{name}")))?;
+                let read = |n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).unwrap_or_default();
+                let z = read("Z");
+                ports.push(PortInfo {
+                    z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
+                    driven: attr::<u8>(&g, "driven").unwrap_or(0) != 0,
+                    samples: g.dataset("V").map(|d| d.shape().first().copied().unwrap_or(0)).unwrap_or(0),
+                    frequency: read("frequency"),
+                    z: z.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
+                    s_db: read("S_dB"),
+                    name,
+                });
+            }
+        }
         Ok(ResultFile {
             path,
             file,
             run,
             probes,
             snapshots,
+            ports,
             other_groups,
         })
     }

@@ -290,6 +290,40 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
             );
         }
     }
+    if let Some(reason) = &r.end_reason {
+        let how = match (reason.as_str(), r.decayed_at_step, r.decay_db) {
+            ("decayed", Some(k), Some(db)) => format!("the field energy decayed {} dB at step {k}", sig(db, 3)),
+            ("max_steps", _, Some(db)) => format!("the maximum duration, before the energy decayed {} dB", sig(db, 3)),
+            (other, _, _) => other.to_string(),
+        };
+        outln!("end        {how}");
+    }
+    if !f.ports.is_empty() {
+        outln!("ports ({})", f.ports.len());
+    }
+    for p in &f.ports {
+        let role = if p.driven { "driven" } else { "matched load" };
+        let best = (0..p.s_db.len()).min_by(|&a, &b| p.s_db[a].total_cmp(&p.s_db[b]));
+        let result = match best {
+            Some(k) if p.driven && k < p.z.len() && k < p.frequency.len() => format!(
+                "{} frequencies, min |S11| {:.2} dB at {} (Z {} {} j{} ohm)",
+                p.frequency.len(),
+                p.s_db[k],
+                fdtd::fmt::hz(p.frequency[k]),
+                sig(p.z[k][0], 4),
+                if p.z[k][1] < 0.0 { "-" } else { "+" },
+                sig(p.z[k][1].abs(), 4)
+            ),
+            Some(_) => format!("{} frequencies", p.frequency.len()),
+            None => "no results (the run did not finish)".into(),
+        };
+        outln!(
+            "  {:<14} {role}, Z0 = {} ohm: V, I {} samples; {result}",
+            p.name,
+            sig(p.z0, 4),
+            p.samples
+        );
+    }
     for g in f.other_groups.iter().filter(|g| *g != "sources") {
         outln!("/{g}       not interpreted by fdtd {}", env!("CARGO_PKG_VERSION"));
     }

@@ -266,7 +266,9 @@ pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
     let fmax = scene
         .sources
         .iter()
-        .map(|s| s.waveform.max_frequency())
+        .map(|s| &s.waveform)
+        .chain(scene.ports.iter().filter_map(|p| p.waveform.as_ref()))
+        .map(|w| w.max_frequency())
         .fold(0.0, f64::max);
     if fmax <= 0.0 {
         return None;
