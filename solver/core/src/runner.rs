@@ -282,6 +282,12 @@ pub struct RunOptions {
     /// The peak field energy before `start` (a resumed run; the sink's `energy` record),
     /// for the end criterion (`model.decay_db`).
     pub energy_peak: f64,
+    /// The peak of the ports' signal power before `start` ([`port_power`] over the
+    /// series so far), for the end criterion.
+    pub port_peak: f64,
+    /// The largest port signal power since the last end-criterion scan before `start`
+    /// (see [`resume_port_levels`]).
+    pub port_recent: f64,
 }
 
 impl Default for RunOptions {
@@ -295,6 +301,8 @@ impl Default for RunOptions {
             fault: None,
             events: None,
             energy_peak: 0.0,
+            port_peak: 0.0,
+            port_recent: 0.0,
         }
     }
 }
@@ -314,6 +322,40 @@ fn waveform_end(w: &crate::waveform::Waveform) -> f64 {
 /// Steps between field scans of a run with an end criterion: about 1/100 of the run.
 fn decay_scan_interval(model: &Model) -> usize {
     (model.grid.steps / 100).max(8)
+}
+
+/// The ports' signal power at one step, Σ (V²/Z0 + Z0·I²) over the ports (W, up to a
+/// factor): the end criterion also waits for it to decay, because energy stored in
+/// lumped elements (an inductor's current, a capacitor's ΔC) is not field energy.
+pub fn port_power(model: &Model, series: &[(Vec<f64>, Vec<f64>)], k: usize) -> f64 {
+    model
+        .ports
+        .iter()
+        .zip(series)
+        .map(|(p, (v, i))| {
+            let (v, i) = (v.get(k).copied().unwrap_or(0.0), i.get(k).copied().unwrap_or(0.0));
+            v * v / p.z0 + p.z0 * i * i
+        })
+        .sum()
+}
+
+/// For a run resumed after `start` steps, from the port series so far: the peak
+/// [`port_power`] and its largest value since the last end-criterion scan (scans fall
+/// on multiples of a fixed interval, so a resumed run checks at the same steps and
+/// stops at the same step as an uninterrupted one).
+pub fn resume_port_levels(model: &Model, series: &[(Vec<f64>, Vec<f64>)], start: usize) -> (f64, f64) {
+    let n = series.iter().map(|(v, _)| v.len()).max().unwrap_or(0).min(start);
+    let last_scan = start / decay_scan_interval(model) * decay_scan_interval(model);
+    let mut peak = 0.0f64;
+    let mut recent = 0.0f64;
+    for k in 0..n {
+        let p = port_power(model, series, k);
+        peak = peak.max(p);
+        if k >= last_scan {
+            recent = recent.max(p);
+        }
+    }
+    (peak, recent)
 }
 
 /// Voltage and current of every port after steps `n0..end` from the `ports` pass's
@@ -673,6 +715,9 @@ pub fn run(
     let decay = model.decay_db.filter(|db| *db > 0.0);
     let mut energy_peak = opts.energy_peak;
     let mut energy_db = None;
+    // The ports' signal power: its peak, and its largest value since the last scan.
+    let mut port_peak = opts.port_peak;
+    let mut port_recent = opts.port_recent;
     let mut end_reason = EndReason::MaxSteps;
     let sources_end = model
         .sources
@@ -693,7 +738,10 @@ pub fn run(
         // or after `chunk` steps.
         let mut end = n0.saturating_add(opts.chunk.max(1)).min(steps);
         let every_k = ck.as_ref().and_then(|c| c.opts.interval.steps);
-        let periods = model.snapshots.iter().map(|s| s.every).chain(every_k);
+        // The end criterion's scans fall on multiples of its interval (the same steps
+        // in a resumed run).
+        let every_decay = decay.map(|_| decay_scan_interval(model));
+        let periods = model.snapshots.iter().map(|s| s.every).chain(every_k).chain(every_decay);
         for every in periods {
             let next = (n0 / every + 1) * every; // first n+1 > n0 divisible by every
             if next <= end {
@@ -735,8 +783,16 @@ pub fn run(
         let port_streams = take_pass_streams(model, &mut outputs, "ports");
         let bufs = probe_buffers(model, outputs);
         stepping += t.elapsed();
-        for (p, (v, i)) in port_series(model, &port_streams, count).iter().enumerate() {
+        let vi = port_series(model, &port_streams, count);
+        for (p, (v, i)) in vi.iter().enumerate() {
             sink.port(p, n0, v, i)?;
+        }
+        if decay.is_some() {
+            for k in 0..count {
+                let pw = port_power(model, &vi, k);
+                port_peak = port_peak.max(pw);
+                port_recent = port_recent.max(pw);
+            }
         }
         for (p, (probe, slots)) in model.probes.iter().zip(&bufs).enumerate() {
             for (slot, (sample, values)) in probe.samples.iter().zip(slots).enumerate() {
@@ -763,7 +819,7 @@ pub fn run(
             return Err(RunError::Unstable(Box::new(bad)));
         }
         n0 = end;
-        let decay_due = decay.is_some() && n0 - scan_step >= decay_scan_interval(model);
+        let decay_due = decay.is_some() && n0.is_multiple_of(decay_scan_interval(model));
         let regular = opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50;
         if decay_due || regular {
             let t = Instant::now();
@@ -785,7 +841,13 @@ pub fn run(
                 if energy_peak > 0.0 {
                     let level = 10.0 * (energy.max(f64::MIN_POSITIVE) / energy_peak).log10();
                     energy_db = Some(level);
-                    if level <= -db && n0 as f64 * dt >= sources_end && n0 < steps {
+                    let ports_level = if model.ports.is_empty() || port_peak <= 0.0 {
+                        f64::NEG_INFINITY
+                    } else {
+                        10.0 * (port_recent.max(f64::MIN_POSITIVE) / port_peak).log10()
+                    };
+                    port_recent = 0.0;
+                    if level <= -db && ports_level <= -db && n0 as f64 * dt >= sources_end && n0 < steps {
                         end_reason = EndReason::Decayed(n0);
                         if let Some(cb) = progress.as_mut() {
                             let mc = model.grid.cells() as f64 * (n0 - first_step) as f64

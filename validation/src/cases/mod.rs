@@ -25,6 +25,7 @@ pub mod dipole;
 pub mod energy;
 pub mod fresnel;
 pub mod lossy;
+pub mod ports;
 pub mod sources;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
@@ -280,6 +281,10 @@ pub const ALL: &[Case] = &[
     energy::CASE,
     fresnel::CASE,
     lossy::CASE,
+    ports::MATCHED,
+    ports::TWO_PORT,
+    ports::LC,
+    ports::DIPOLE,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

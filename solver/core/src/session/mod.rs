@@ -800,6 +800,12 @@ impl Prepared {
             energy_peak: if start > 0 { output.energy_peak() } else { 0.0 },
             ..RunOptions::default()
         };
+        let mut run_opts = run_opts;
+        if start > 0 && model.decay_db.is_some() && !model.ports.is_empty() {
+            if let Ok(Some(series)) = output.port_series(&model) {
+                (run_opts.port_peak, run_opts.port_recent) = runner::resume_port_levels(&model, &series, start);
+            }
+        }
         let mut progress = request.progress.take();
         let result = runner::run(
             &model,
