@@ -116,7 +116,7 @@ pub fn summarize(r: &PortResult) -> PortSummary {
     let mut resonances = Vec::new();
     for k in 1..r.z.len() {
         let (x0, x1) = (r.z[k - 1].im, r.z[k].im);
-        if x0 == 0.0 || x0.signum() != x1.signum() {
+        if (x0 < 0.0 && x1 >= 0.0) || (x0 > 0.0 && x1 <= 0.0) {
             let t = if x1 == x0 { 0.0 } else { x0 / (x0 - x1) };
             let fr = f[k - 1] + t * (f[k] - f[k - 1]);
             let re = r.z[k - 1].re + t * (r.z[k].re - r.z[k - 1].re);

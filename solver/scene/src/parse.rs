@@ -1920,6 +1920,53 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
     }
 
     #[test]
+    fn ports_lumped_and_frequencies() {
+        let s = ok(r#"
+[domain]
+cell = 1e-3
+cells = [20, 20, 20]
+[boundaries]
+all = "pec"
+[time]
+steps = 10
+[frequencies]
+start = 1e9
+stop = 2e9
+points = 11
+[[ports]]
+name = "feed"
+start = [0.01, 0.01, 0.012]
+end = [0.01, 0.01, 0.0101]
+impedance = 73
+[[ports]]
+name = "strip"
+start = [0.005, 0.004, 0.005]
+end = [0.007, 0.004, 0.006]
+axis = "z"
+[[lumped]]
+start = [0.015, 0.01, 0.01]
+end = [0.015, 0.011, 0.01]
+r = 100
+l = 1e-9
+"#);
+        assert_eq!(s.ports.len(), 2);
+        let p = &s.ports[0];
+        assert_eq!((p.axis, p.impedance, p.excite), (2, 73.0, true));
+        // No waveform: from [frequencies], a gaussian up to the band's top.
+        assert!(matches!(p.waveform.as_ref().map(|w| &w.shape), Some(WaveShape::Gaussian { .. })));
+        assert_eq!((s.ports[1].axis, s.ports[1].excite, s.ports[1].impedance), (2, false, 50.0));
+        assert_eq!(s.lumped[0].name, "lumped1");
+        assert_eq!((s.lumped[0].axis, s.lumped[0].r, s.lumped[0].l, s.lumped[0].c), (1, Some(100.0), Some(1e-9), None));
+        assert_eq!(s.frequency_list().len(), 11);
+        assert_eq!(s.frequency_list()[10], 2e9);
+        assert_eq!(s.decay_db(), Some(crate::DEFAULT_DECAY_DB));
+        let t = ok("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ndecay_db = 40\n[frequencies]\nlist = [1e9, 3e9]\n");
+        assert_eq!((t.decay_db(), t.frequency_list()), (Some(40.0), vec![1e9, 3e9]));
+        let u = ok("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n");
+        assert_eq!(u.decay_db(), None);
+    }
+
+    #[test]
     fn minimal_scene_gets_defaults() {
         let s = ok("[domain]\ncell = 1e-3\nsize = [0.1, 0.07, 0.03]\n[time]\nsteps = 100\n");
         // 0.07/1e-3 = 70.00000000000001 in floating point: still 70 cells.
@@ -2054,6 +2101,19 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.01 }\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\n", &["snapshots[0].box: both \"plane\" and \"box\" are given"], 8, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"w\", position = 0.01 }\n", &["snapshots[0].plane.axis: unknown axis \"w\"", "expected one of \"x\", \"y\", \"z\""], 7, 18),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.5 }\n", &["snapshots[0].plane.position: plane z = 0.5 m is outside the domain (0 to 0.04 m)"], 7, 34),
+        // --- ports, lumped elements, frequencies
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.01]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: zero-length port"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.0104]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: start and end snap to the same grid node", "move end at least one cell"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.05, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].start: position [0.05, 0.01, 0.01] m is outside the domain"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.011, 0.01, 0.011]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: start and end differ along x and z", "give `axis`"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.012]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n[[ports]]\nstart = [0.01, 0.01, 0.011]\nend = [0.01, 0.01, 0.013]\n", &["ports[1]: `port2` shares cell edges with `port1`"], 12, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nimpedence = 50\n", &["ports[0].impedence: unknown key \"impedence\"", "did you mean \"impedance\"?"], 9, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["ports[0]: a driven port needs a waveform", "[frequencies]"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nc = 1e-12\ntopology = \"series\"\n", &["lumped[0].topology: series RLC elements are not implemented yet"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["lumped[0]: a lumped element needs at least one of r, l, c"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 2e9\nstop = 1e9\n", &["frequencies.stop: stop (1e9 Hz) is below start (2e9 Hz)"], 8, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ndecay_db = -3\n", &["time.decay_db: must be >= 0 (got -3)"], 6, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"port\"\n", &["sources[0].type: a lumped port is not a source type", "[[ports]]"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\ncompnents = [\"Ez\"]\n", &["snapshots[0].compnents: unknown key \"compnents\"", "did you mean \"components\"?"], 7, 1),
     ];
 
@@ -2186,7 +2246,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             let scene = Scene::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
             let name = path.display();
             assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
-            assert!(!scene.sources.is_empty() && !scene.probes.is_empty() && !scene.snapshots.is_empty());
+            let driven = scene.ports.iter().any(|p| p.excite);
+            assert!((!scene.sources.is_empty() || driven) && !scene.probes.is_empty() && !scene.snapshots.is_empty());
             // Discretised, timed and checked for live sources in `fdtd-core` (tests/scenes.rs).
             count += 1;
         }
