@@ -50,7 +50,9 @@ fn ports_agree_between_cpu_and_gpu() {
         run(&m, b.as_mut(), &mut s, &RunOptions::default(), None).unwrap();
         s
     };
-    let Some(mut gb) = backend(&m, BackendChoice::Gpu) else { return };
+    let Some(mut gb) = backend(&m, BackendChoice::Gpu) else {
+        return;
+    };
     let mut gpu = MemorySink::new(&m);
     run(&m, gb.as_mut(), &mut gpu, &RunOptions::default(), None).unwrap();
     let (vc, ic) = &cpu.ports[0];
@@ -139,7 +141,11 @@ fn a_resumed_port_run_gives_the_same_results() {
 #[test]
 fn the_end_criterion_stops_early_and_the_answer_has_converged() {
     let m = model(20000);
-    assert_eq!(m.decay_db, Some(fdtd::scene::DEFAULT_DECAY_DB), "a scene with ports gets the default");
+    assert_eq!(
+        m.decay_db,
+        Some(fdtd::scene::DEFAULT_DECAY_DB),
+        "a scene with ports gets the default"
+    );
     let mut b = backend(&m, BackendChoice::Cpu).unwrap();
     let mut s = MemorySink::new(&m);
     let sum = run(&m, b.as_mut(), &mut s, &RunOptions::default(), None).unwrap();
@@ -157,10 +163,17 @@ fn the_end_criterion_stops_early_and_the_answer_has_converged() {
     assert_eq!(suml.steps_done, 4 * stopped);
     let za = fdtd::ports::results(&m, &s.ports);
     let zb = fdtd::ports::results(&long, &sl.ports);
-    let rel: Vec<f64> = za[0].z.iter().zip(&zb[0].z).map(|(a, b)| (a - b).norm() / b.norm()).collect();
+    let rel: Vec<f64> = za[0]
+        .z
+        .iter()
+        .zip(&zb[0].z)
+        .map(|(a, b)| (a - b).norm() / b.norm())
+        .collect();
     let worst = rel.iter().cloned().fold(0.0, f64::max);
     // At the resonance (max Re Z, 1.12 GHz).
-    let k = (0..zb[0].z.len()).max_by(|&a, &b| zb[0].z[a].re.total_cmp(&zb[0].z[b].re)).unwrap();
+    let k = (0..zb[0].z.len())
+        .max_by(|&a, &b| zb[0].z[a].re.total_cmp(&zb[0].z[b].re))
+        .unwrap();
     println!(
         "stopped at step {stopped}; |ΔZ|/|Z| vs 4× longer: {:.2e} at the resonance ({:.4} GHz), {worst:.2e} at worst in 0.8–1.5 GHz",
         rel[k],

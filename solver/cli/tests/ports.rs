@@ -79,7 +79,12 @@ fn a_port_run_writes_its_results_and_summary() {
     let out = fdtd(d, &["run", "s.toml", "--backend", "cpu"], None);
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
-    for want in ["port     p1 (driven, Z0 = 50 Ω)", "energy decayed 70 dB", "s.s1p", "s_ports.csv"] {
+    for want in [
+        "port     p1 (driven, Z0 = 50 Ω)",
+        "energy decayed 70 dB",
+        "s.s1p",
+        "s_ports.csv",
+    ] {
         assert!(so.contains(want), "missing {want:?} in:\n{so}");
     }
     let h5 = d.join("s.h5");
@@ -87,7 +92,10 @@ fn a_port_run_writes_its_results_and_summary() {
     let v = read(&h5, "/ports/p1/V");
     let t = read(&h5, "/ports/p1/time");
     let th = read(&h5, "/ports/p1/time_h");
-    assert_eq!((v.len(), t.len(), th.len()), (read(&h5, "/ports/p1/I").len(), v.len(), v.len()));
+    assert_eq!(
+        (v.len(), t.len(), th.len()),
+        (read(&h5, "/ports/p1/I").len(), v.len(), v.len())
+    );
     assert!(v.len() < 8000, "the end criterion stopped the run ({} steps)", v.len());
     let dt = t[0];
     assert!((th[0] - 0.5 * dt).abs() < 1e-9 * dt && (t[1] - 2.0 * dt).abs() < 1e-9 * dt);
@@ -106,11 +114,17 @@ fn a_port_run_writes_its_results_and_summary() {
 
     let info = fdtd(d, &["info", "s.h5"], None);
     let io = text(&info.stdout);
-    assert!(io.contains("ports (1)") && io.contains("p1") && io.contains("min |S11|"), "{io}");
+    assert!(
+        io.contains("ports (1)") && io.contains("p1") && io.contains("min |S11|"),
+        "{io}"
+    );
     assert!(io.contains("end        the field energy decayed 70 dB"), "{io}");
     let check = fdtd(d, &["check", "s.toml"], None);
     let co = text(&check.stdout);
-    assert!(co.contains("R = 50 Ω per edge") && co.contains("load") && co.contains("R = 100 Ω"), "{co}");
+    assert!(
+        co.contains("R = 50 Ω per edge") && co.contains("load") && co.contains("R = 100 Ω"),
+        "{co}"
+    );
 
     // The Touchstone file is the output's: a new run refuses it unless --force.
     std::fs::remove_file(&h5).unwrap();
@@ -137,10 +151,26 @@ fn a_resumed_port_run_gives_the_same_results() {
     let out = fdtd(d, &resume, None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let (a, b) = (d.join("ref.h5"), d.join("s.h5"));
-    for name in ["/ports/p1/V", "/ports/p1/I", "/ports/p1/time", "/ports/p1/Z", "/ports/p1/S"] {
+    for name in [
+        "/ports/p1/V",
+        "/ports/p1/I",
+        "/ports/p1/time",
+        "/ports/p1/Z",
+        "/ports/p1/S",
+    ] {
         assert_eq!(read(&a, name), read(&b, name), "{name}");
     }
     assert_eq!(root_str(&b, "end_reason"), "decayed");
-    assert_eq!(std::fs::read_to_string(d.join("ref.s1p")).unwrap().lines().skip(1).collect::<Vec<_>>(),
-               std::fs::read_to_string(d.join("s.s1p")).unwrap().lines().skip(1).collect::<Vec<_>>());
+    assert_eq!(
+        std::fs::read_to_string(d.join("ref.s1p"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>(),
+        std::fs::read_to_string(d.join("s.s1p"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+    );
 }

@@ -76,13 +76,12 @@ pub fn results(model: &Model, series: &[(Vec<f64>, Vec<f64>)]) -> Vec<PortResult
         };
         r.s = r.b.iter().zip(&a_ref).map(|(b, a)| b / a).collect();
         r.p_inc = r.a.iter().zip(&norm).map(|(a, n)| a.norm_sqr() / n).collect();
-        r.p_acc = r
-            .a
-            .iter()
-            .zip(&r.b)
-            .zip(&norm)
-            .map(|((a, b), n)| (a.norm_sqr() - b.norm_sqr()) / n)
-            .collect();
+        r.p_acc =
+            r.a.iter()
+                .zip(&r.b)
+                .zip(&norm)
+                .map(|((a, b), n)| (a.norm_sqr() - b.norm_sqr()) / n)
+                .collect();
     }
     out
 }
@@ -165,7 +164,11 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
     let z0 = results.first().map_or(50.0, |r| r.z0);
     let mut s = String::new();
     let _ = writeln!(s, "! fdtd {} port result of {scene_name}", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(s, "! ports: {}", results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        s,
+        "! ports: {}",
+        results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
     if n > 1 {
         let _ = writeln!(
             s,

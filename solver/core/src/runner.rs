@@ -311,9 +311,9 @@ impl Default for RunOptions {
 fn waveform_end(w: &crate::waveform::Waveform) -> f64 {
     use crate::waveform::WaveShape;
     match w.shape {
-        WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } | WaveShape::ModulatedGaussian { tau, .. } => {
-            w.delay + 4.5 * tau
-        }
+        WaveShape::Gaussian { tau }
+        | WaveShape::GaussianDerivative { tau }
+        | WaveShape::ModulatedGaussian { tau, .. } => w.delay + 4.5 * tau,
         WaveShape::Ricker { frequency } => w.delay + 2.0 / frequency,
         WaveShape::Sine { .. } => f64::INFINITY,
     }
@@ -741,7 +741,12 @@ pub fn run(
         // The end criterion's scans fall on multiples of its interval (the same steps
         // in a resumed run).
         let every_decay = decay.map(|_| decay_scan_interval(model));
-        let periods = model.snapshots.iter().map(|s| s.every).chain(every_k).chain(every_decay);
+        let periods = model
+            .snapshots
+            .iter()
+            .map(|s| s.every)
+            .chain(every_k)
+            .chain(every_decay);
         for every in periods {
             let next = (n0 / every + 1) * every; // first n+1 > n0 divisible by every
             if next <= end {
@@ -820,7 +825,8 @@ pub fn run(
         }
         n0 = end;
         let decay_due = decay.is_some() && n0.is_multiple_of(decay_scan_interval(model));
-        let regular = opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50;
+        let regular =
+            opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50;
         if decay_due || regular {
             let t = Instant::now();
             let scans = backend.scan_fields().map_err(|error| RunError::Backend {

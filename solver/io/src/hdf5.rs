@@ -1398,7 +1398,8 @@ impl Output for Hdf5Sink {
 
     fn port_series(&mut self, _model: &Model) -> Result<Option<Vec<(Vec<f64>, Vec<f64>)>>, OutputFailure> {
         let r = self.ports.read();
-        r.map(Some).map_err(|e| self.err("reading the port series".into(), e).into())
+        r.map(Some)
+            .map_err(|e| self.err("reading the port series".into(), e).into())
     }
 
     fn energy_peak(&mut self) -> f64 {
@@ -1418,7 +1419,11 @@ impl Output for Hdf5Sink {
         let r = crate::ports::write_results(self.file(), results);
         r.map_err(|e| self.err("writing the port results".into(), e))?;
         let files = crate::ports::companions(&self.path, model);
-        let scene_name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let scene_name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let texts = [
             fdtd_core::ports::touchstone(&results.ports, &scene_name),
             fdtd_core::ports::csv(&results.ports),

@@ -31,7 +31,10 @@ pub(crate) fn companions(path: &Path, model: &Model) -> Vec<PathBuf> {
     if model.ports.is_empty() {
         return Vec::new();
     }
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let dir = path.parent().unwrap_or(Path::new(""));
     vec![
         dir.join(format!("{stem}.s{}p", model.ports.len())),
@@ -66,7 +69,11 @@ impl PortsOut {
         }
         if model.decay_db.is_some() {
             let eg = file.create_group("energy")?;
-            put_str(&eg, "description", "total field energy at the end criterion's field scans")?;
+            put_str(
+                &eg,
+                "description",
+                "total field energy at the end criterion's field scans",
+            )?;
             let step = series::<u64>(&eg, "step", 256)?;
             let value = series::<f64>(&eg, "value", 256)?;
             put_str(&value.ds, "units", "J")?;
@@ -78,10 +85,12 @@ impl PortsOut {
     /// Reopen for a run resumed after `step` steps: every series cut to `step` samples,
     /// the energy record to the scans at or before `step`.
     pub(crate) fn resume(path: &Path, file: &File, model: &Model, step: usize) -> Result<PortsOut, OutputError> {
-        let ctx = |what: String| move |source| OutputError::Hdf5 {
-            path: path.to_path_buf(),
-            what,
-            source,
+        let ctx = |what: String| {
+            move |source| OutputError::Hdf5 {
+                path: path.to_path_buf(),
+                what,
+                source,
+            }
         };
         let cut = |ds: Dataset, len: usize, name: &str| -> Result<Series, OutputError> {
             let have = ds.shape().first().copied().unwrap_or(0);
@@ -114,8 +123,12 @@ impl PortsOut {
             });
         }
         if model.decay_db.is_some() {
-            let s = file.dataset("/energy/step").map_err(ctx("opening /energy/step".into()))?;
-            let v = file.dataset("/energy/value").map_err(ctx("opening /energy/value".into()))?;
+            let s = file
+                .dataset("/energy/step")
+                .map_err(ctx("opening /energy/step".into()))?;
+            let v = file
+                .dataset("/energy/value")
+                .map_err(ctx("opening /energy/value".into()))?;
             let steps: Vec<u64> = s.read_raw().map_err(ctx("reading /energy/step".into()))?;
             let keep = steps.iter().take_while(|&&k| k as usize <= step).count();
             out.energy = Some((cut(s, keep, "/energy/step")?, cut(v, keep, "/energy/value")?));

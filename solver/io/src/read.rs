@@ -291,7 +291,10 @@ impl ResultFile {
                 ports.push(PortInfo {
                     z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
                     driven: attr::<u8>(&g, "driven").unwrap_or(0) != 0,
-                    samples: g.dataset("V").map(|d| d.shape().first().copied().unwrap_or(0)).unwrap_or(0),
+                    samples: g
+                        .dataset("V")
+                        .map(|d| d.shape().first().copied().unwrap_or(0))
+                        .unwrap_or(0),
                     frequency: read("frequency"),
                     z: z.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
                     s_db: read("S_dB"),

@@ -119,7 +119,11 @@ impl Scene {
         }
         let top = match self.ports.iter().find(|p| p.excite).and_then(|p| p.waveform.as_ref()) {
             Some(w) => w.max_frequency(),
-            None => self.sources.iter().map(|s| s.waveform.max_frequency()).fold(0.0, f64::max),
+            None => self
+                .sources
+                .iter()
+                .map(|s| s.waveform.max_frequency())
+                .fold(0.0, f64::max),
         };
         if !(top > 0.0 && top.is_finite()) {
             return Vec::new();

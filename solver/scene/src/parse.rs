@@ -835,15 +835,21 @@ fn frequencies(v: &Val) -> R<Frequencies> {
     if let Some(l) = t.get("list") {
         for k in ["start", "stop", "points"] {
             if t.get(k).is_some() {
-                return Err(Diag::new(t.key_span(k), &t.sub_path(k), format!("both \"list\" and {k:?} are given"))
-                    .hint("give either a list or start/stop/points"));
+                return Err(Diag::new(
+                    t.key_span(k),
+                    &t.sub_path(k),
+                    format!("both \"list\" and {k:?} are given"),
+                )
+                .hint("give either a list or start/stop/points"));
             }
         }
         let items = l.items()?;
         if items.is_empty() {
             return Err(l.err("the list of frequencies is empty"));
         }
-        return Ok(Frequencies::List(items.iter().map(|i| i.positive()).collect::<R<Vec<_>>>()?));
+        return Ok(Frequencies::List(
+            items.iter().map(|i| i.positive()).collect::<R<Vec<_>>>()?,
+        ));
     }
     let start = t.req("start")?.nonneg()?;
     let stop_v = t.req("stop")?;
@@ -853,7 +859,9 @@ fn frequencies(v: &Val) -> R<Frequencies> {
     }
     let points = t.get("points").map_or(Ok(201), |v| v.uint(1))?;
     if points > 1_000_000 {
-        return Err(t.req("points")?.err(format!("{points} points is too many (at most 1000000)")));
+        return Err(t
+            .req("points")?
+            .err(format!("{points} points is too many (at most 1000000)")));
     }
     Ok(Frequencies::Range { start, stop, points })
 }
@@ -997,8 +1005,12 @@ fn lumped_element(t: &Tbl, i: usize, d: &Domain, names: &mut Names, taken: &mut 
     let get = |k: &str| t.get(k).map(|v| v.positive()).transpose();
     let (r, l, c) = (get("r")?, get("l")?, get("c")?);
     if r.is_none() && l.is_none() && c.is_none() {
-        return Err(Diag::new(t.span.clone(), &t.path, "a lumped element needs at least one of r, l, c")
-            .hint("r in ohm, l in henry, c in farad"));
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            "a lumped element needs at least one of r, l, c",
+        )
+        .hint("r in ohm, l in henry, c in farad"));
     }
     let topology = match t.get("topology") {
         None => Topology::Parallel,
@@ -1953,10 +1965,19 @@ l = 1e-9
         let p = &s.ports[0];
         assert_eq!((p.axis, p.impedance, p.excite), (2, 73.0, true));
         // No waveform: from [frequencies], a gaussian up to the band's top.
-        assert!(matches!(p.waveform.as_ref().map(|w| &w.shape), Some(WaveShape::Gaussian { .. })));
-        assert_eq!((s.ports[1].axis, s.ports[1].excite, s.ports[1].impedance), (2, false, 50.0));
+        assert!(matches!(
+            p.waveform.as_ref().map(|w| &w.shape),
+            Some(WaveShape::Gaussian { .. })
+        ));
+        assert_eq!(
+            (s.ports[1].axis, s.ports[1].excite, s.ports[1].impedance),
+            (2, false, 50.0)
+        );
         assert_eq!(s.lumped[0].name, "lumped1");
-        assert_eq!((s.lumped[0].axis, s.lumped[0].r, s.lumped[0].l, s.lumped[0].c), (1, Some(100.0), Some(1e-9), None));
+        assert_eq!(
+            (s.lumped[0].axis, s.lumped[0].r, s.lumped[0].l, s.lumped[0].c),
+            (1, Some(100.0), Some(1e-9), None)
+        );
         assert_eq!(s.frequency_list().len(), 11);
         assert_eq!(s.frequency_list()[10], 2e9);
         assert_eq!(s.decay_db(), Some(crate::DEFAULT_DECAY_DB));

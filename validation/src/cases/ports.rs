@@ -103,8 +103,16 @@ fn matched(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     );
     let (m, sink) = cx.run("matched", &text)?;
     let r = &results(&m, &sink)[0];
-    let (f, s) = largest(r.freq.iter().zip(&r.s).map(|(f, s)| (format!("{:.0} MHz", f / 1e6), db(*s))));
-    cx.log(format!("max |S11| {s:.1} dB at {f}; {} steps run", sink.ports[0].0.len()));
+    let (f, s) = largest(
+        r.freq
+            .iter()
+            .zip(&r.s)
+            .map(|(f, s)| (format!("{:.0} MHz", f / 1e6), db(*s))),
+    );
+    cx.log(format!(
+        "max |S11| {s:.1} dB at {f}; {} steps run",
+        sink.ports[0].0.len()
+    ));
     cx.check_worst("max |S11|, 10 MHz–1 GHz", Bound::AtMost(-30.0), s, "dB", f);
     let (f, e) = largest(
         r.freq
@@ -169,7 +177,9 @@ fn lc(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let c_t = 20e-12 + c_b;
     let f0 = 1.0 / (TAU * (1e-9 * c_t).sqrt());
     cx.log(format!("board capacitance {:.1} fF", c_b * 1e15));
-    let k = (1..r.z.len() - 1).max_by(|&a, &b| r.z[a].re.total_cmp(&r.z[b].re)).unwrap_or(1);
+    let k = (1..r.z.len() - 1)
+        .max_by(|&a, &b| r.z[a].re.total_cmp(&r.z[b].re))
+        .unwrap_or(1);
     let (y0, y1, y2) = (r.z[k - 1].re, r.z[k].re, r.z[k + 1].re);
     let shift = 0.5 * (y0 - y2) / (y0 - 2.0 * y1 + y2);
     let fpk = r.freq[k] + shift * (r.freq[k + 1] - r.freq[k]);
@@ -183,7 +193,12 @@ fn lc(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
         sink.ports[0].0.len()
     ));
     cx.check("resonance frequency error", Bound::Below(0.005), err, "");
-    cx.check("|Re Z(f0) − 30 Ω| / 30 Ω", Bound::Below(0.03), (y1 - 30.0).abs() / 30.0, "");
+    cx.check(
+        "|Re Z(f0) − 30 Ω| / 30 Ω",
+        Bound::Below(0.03),
+        (y1 - 30.0).abs() / 30.0,
+        "",
+    );
     cx.check(
         "run stopped by the end criterion (steps of 20000)",
         Bound::Below(20000.0),
@@ -278,7 +293,9 @@ max = [{xw1}, {xw1}, {z1}]
     };
     let v: Vec<f64> = series("gap").iter().map(|e| -e * d).collect();
     let (hxp, hxm, hyp, hym) = (series("h_xp"), series("h_xm"), series("h_yp"), series("h_ym"));
-    let i: Vec<f64> = (0..v.len()).map(|k| d * (hxp[k] - hxm[k]) - d * (hyp[k] - hym[k])).collect();
+    let i: Vec<f64> = (0..v.len())
+        .map(|k| d * (hxp[k] - hxm[k]) - d * (hyp[k] - hym[k]))
+        .collect();
     let dt = ms.grid.dt;
     let vf = ports::dft(&v, dt, dt, &ms.frequencies);
     let if_ = ports::dft(&i, 0.5 * dt, dt, &ms.frequencies);
@@ -302,8 +319,18 @@ max = [{xw1}, {xw1}, {z1}]
         rb.1,
         v.len()
     ));
-    cx.check("resonance: port vs probes", Bound::Below(0.005), (ra.0 - rb.0).abs() / rb.0, "");
-    cx.check("Re Z there: port vs probes", Bound::Below(0.01), (ra.1 - rb.1).abs() / rb.1, "");
+    cx.check(
+        "resonance: port vs probes",
+        Bound::Below(0.005),
+        (ra.0 - rb.0).abs() / rb.0,
+        "",
+    );
+    cx.check(
+        "Re Z there: port vs probes",
+        Bound::Below(0.01),
+        (ra.1 - rb.1).abs() / rb.1,
+        "",
+    );
     cx.check("Re Z at resonance (Ω)", Bound::Within(55.0, 90.0), ra.1, "");
     Ok(cx.finish())
 }

@@ -6,8 +6,8 @@ use fdtd::fmt::{hz, lengths, point, si, sig, thousands};
 use fdtd::model::Model;
 use fdtd::plan::human_bytes;
 use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
-use fdtd::Component;
 use fdtd::session::{self, SceneSource};
+use fdtd::Component;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -123,7 +123,11 @@ fn print_report(scene: &Scene, model: &Model) {
     }
 
     if !model.ports.is_empty() {
-        outln!("ports ({}), evaluated at {} frequencies", model.ports.len(), model.frequencies.len());
+        outln!(
+            "ports ({}), evaluated at {} frequencies",
+            model.ports.len(),
+            model.frequencies.len()
+        );
     }
     for p in &model.ports {
         let role = if p.driven { "driven" } else { "matched load" };

@@ -10,7 +10,9 @@ pub fn lines(report: &RunReport) -> Vec<String> {
     let mut out = Vec::new();
     let s = &report.summary;
     if let Some(db) = report.decay_db {
-        let measured = s.energy_db.map_or(String::new(), |l| format!(", last measured {:.1} dB", l));
+        let measured = s
+            .energy_db
+            .map_or(String::new(), |l| format!(", last measured {:.1} dB", l));
         match s.end {
             EndReason::Decayed(step) => out.push(format!(
                 "  end      energy decayed {} dB below its peak at step {step} of at most {}{measured}",

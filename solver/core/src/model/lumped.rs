@@ -59,7 +59,13 @@ impl PortModel {
 
     /// The port current (leaving the positive terminal) from the loop's H samples.
     pub fn current(&self, h: &[f32]) -> f64 {
-        self.sign * self.loop_h.iter().zip(h).map(|((_, _, w), &x)| w * x as f64).sum::<f64>()
+        self.sign
+            * self
+                .loop_h
+                .iter()
+                .zip(h)
+                .map(|((_, _, w), &x)| w * x as f64)
+                .sum::<f64>()
     }
 
     /// The E component of the port's edges.
@@ -116,7 +122,13 @@ fn edges(axis: usize, lo: [usize; 3], hi: [usize; 3]) -> Vec<[usize; 3]> {
 }
 
 /// The H loop around the cross-section `lo..=hi` (transverse nodes) at edge layer `m`.
-fn current_loop(axis: usize, lo: [usize; 3], hi: [usize; 3], m: usize, grid: &Grid) -> Vec<(Component, [usize; 3], f64)> {
+fn current_loop(
+    axis: usize,
+    lo: [usize; 3],
+    hi: [usize; 3],
+    m: usize,
+    grid: &Grid,
+) -> Vec<(Component, [usize; 3], f64)> {
     let (t1, t2) = ((axis + 1) % 3, (axis + 2) % 3);
     let h1 = Component::ALL[3 + t1];
     let h2 = Component::ALL[3 + t2];
@@ -214,9 +226,7 @@ fn load_edges(
             return Err(ModelError::Element {
                 what,
                 name: name.to_string(),
-                why: format!(
-                    "its edge {c}{p:?} is inside a PEC object (shorted); leave a gap in the conductor for it"
-                ),
+                why: format!("its edge {c}{p:?} is inside a PEC object (shorted); leave a gap in the conductor for it"),
             });
         };
         let row = coefs.e_row(Some((eps + d_eps, sigma + d_sigma)), grid.dt);
@@ -251,7 +261,17 @@ fn lumped_element(
     let d_sigma = r_edge.map_or(0.0, |r| l / (r * area));
     let d_eps = c_edge.map_or(0.0, |c| c * l / (EPS0 * area));
     let comp = Component::ALL[el.axis];
-    let cb = load_edges("lumped element", &el.name, comp, &list, d_eps, d_sigma, grid, coefs, mat)?;
+    let cb = load_edges(
+        "lumped element",
+        &el.name,
+        comp,
+        &list,
+        d_eps,
+        d_sigma,
+        grid,
+        coefs,
+        mat,
+    )?;
     Ok(LumpedModel {
         name: el.name.clone(),
         axis: el.axis,

@@ -43,7 +43,10 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     let g = &model.grid;
     let t_end = g.steps as f64 * g.dt;
     if scene.sources.is_empty() && !scene.ports.iter().any(|p| p.excite) {
-        out.push("the scene has no sources: every field stays zero (add a [[sources]] entry or a driven [[ports]] entry)".to_string());
+        out.push(
+            "the scene has no sources: every field stays zero (add a [[sources]] entry or a driven [[ports]] entry)"
+                .to_string(),
+        );
     }
     // The band the run resolves: at least one period within the run, and 10 cells per
     // wavelength in the slowest material.
