@@ -193,19 +193,17 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
                 Complex64::new(f64::NAN, f64::NAN)
             }
         };
-        let mut count = 0;
         let order: Vec<(usize, usize)> = if n == 2 {
             vec![(0, 0), (1, 0), (0, 1), (1, 1)]
         } else {
             (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect()
         };
-        for (i, j) in order {
+        for (count, (i, j)) in order.into_iter().enumerate() {
             let v = entry(i, j);
             if n > 2 && count > 0 && count % 4 == 0 {
                 s.push('\n');
             }
             let _ = write!(s, " {:.9e} {:.9e}", v.re, v.im);
-            count += 1;
         }
         s.push('\n');
     }

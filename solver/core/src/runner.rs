@@ -358,9 +358,12 @@ pub fn resume_port_levels(model: &Model, series: &[(Vec<f64>, Vec<f64>)], start:
     (peak, recent)
 }
 
+/// Per port, its (V, I) series: one value per step.
+pub type PortSeries = Vec<(Vec<f64>, Vec<f64>)>;
+
 /// Voltage and current of every port after steps `n0..end` from the `ports` pass's
 /// streams: per port `(V, I)`, one value per step.
-pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> Vec<(Vec<f64>, Vec<f64>)> {
+pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> PortSeries {
     let mut q = 0;
     let mut out = Vec::with_capacity(model.ports.len());
     for p in &model.ports {

@@ -1396,7 +1396,7 @@ impl Output for Hdf5Sink {
         Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
     }
 
-    fn port_series(&mut self, _model: &Model) -> Result<Option<Vec<(Vec<f64>, Vec<f64>)>>, OutputFailure> {
+    fn port_series(&mut self, _model: &Model) -> Result<Option<fdtd_core::runner::PortSeries>, OutputFailure> {
         let r = self.ports.read();
         r.map(Some)
             .map_err(|e| self.err("reading the port series".into(), e).into())

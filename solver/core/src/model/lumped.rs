@@ -188,7 +188,7 @@ pub(super) fn build(
     grid: &Grid,
     coefs: &mut CoefTable,
     mat: &mut [Vec<u16>; 6],
-) -> Result<(Vec<PortModel>, Vec<LumpedModel>, Vec<PointSource>), ModelError> {
+) -> Result<Elements, ModelError> {
     let mut lumped = Vec::new();
     for el in &scene.lumped {
         lumped.push(lumped_element(el, grid, coefs, mat)?);
@@ -203,10 +203,19 @@ pub(super) fn build(
     if coefs.e.len() > u16::MAX as usize {
         return Err(ModelError::TooManyMaterials(coefs.e.len()));
     }
-    Ok((ports, lumped, sources))
+    Ok(Elements { ports, lumped, sources })
+}
+
+/// What [`build`] makes of the scene's ports and lumped elements.
+pub(super) struct Elements {
+    pub ports: Vec<PortModel>,
+    pub lumped: Vec<LumpedModel>,
+    /// The driven ports' Norton sources.
+    pub sources: Vec<PointSource>,
 }
 
 /// Add (Δε_r, Δσ) to every edge's averaged material; returns each edge's new cb.
+#[allow(clippy::too_many_arguments)]
 fn load_edges(
     what: &'static str,
     name: &str,

@@ -165,7 +165,11 @@ impl Model {
         }
         let cpml = cpml::layers(&grid, &scene.boundaries)?;
         let (mut coefs, mut mat) = materials::build(scene, &grid)?;
-        let (ports, lumped, port_sources) = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
+        let lumped::Elements {
+            ports,
+            lumped,
+            sources: port_sources,
+        } = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
         sources.extend(port_sources);

@@ -3,7 +3,7 @@
 //! (`Hdf5Format`), so that this crate needs no file-format library.
 use crate::model::Model;
 use crate::results::RunResults;
-use crate::runner::{Outcome, RunSummary, Sink};
+use crate::runner::{Outcome, PortSeries, RunSummary, Sink};
 use crate::scene::Scene;
 pub use crate::session::resources::MemoryReport;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,7 @@ pub trait Output: Sink {
     /// Every port's complete (V, I) series, one value per step from step 0 (a resumed
     /// run's earlier part included), for the port results; None when the format cannot
     /// give them back (then the run has no port results).
-    fn port_series(&mut self, model: &Model) -> Result<Option<Vec<(Vec<f64>, Vec<f64>)>>, OutputFailure> {
+    fn port_series(&mut self, model: &Model) -> Result<Option<PortSeries>, OutputFailure> {
         let _ = model;
         Ok(None)
     }
