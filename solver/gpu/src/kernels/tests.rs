@@ -329,10 +329,13 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
     let scene = "[domain]\ncell = 1e-3\ncells = [8, 8, 8]\n[time]\nsteps = 4\n[boundaries]\nall = \"pec\"\n\
                  [[sources]]\nname = \"s\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.004, 0.004, 0.004]\n\
                  [sources.waveform]\ntype = \"gaussian_derivative\"\nfrequency = 1e9\namplitude = 1e-3\n\
-                 [[probes]]\nname = \"rx\"\nposition = [0.004, 0.004, 0.004]\ncomponents = [\"Ez\"]\n";
+                 [[probes]]\nname = \"rx\"\nposition = [0.004, 0.004, 0.004]\ncomponents = [\"Ez\"]\n\
+                 [[ports]]\nname = \"p\"\nstart = [0.002, 0.002, 0.002]\nend = [0.002, 0.002, 0.003]\n\
+                 [ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n\
+                 [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::model::Model::discretize(&scene).expect("test model");
-    assert!(model.schedule.passes.len() >= 2, "sources and probes are passes");
+    assert!(model.schedule.passes.len() >= 4, "sources, probes, the port sampler and inductors are passes");
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();
         let Some((_, module, _)) = modules.iter().find(|m| m.0 == dp.file) else {
