@@ -996,6 +996,9 @@ impl Hdf5Sink {
                 .collect();
             v.push(format!("/snapshots: {}", names.join(", ")));
         }
+        if !self.ports.names.is_empty() {
+            v.push(format!("/ports: {}", self.ports.names.join(", ")));
+        }
         v
     }
 

@@ -21,6 +21,8 @@ pub(crate) struct PortOut {
 #[derive(Default)]
 pub(crate) struct PortsOut {
     ports: Vec<PortOut>,
+    /// The ports' names (for the run summary).
+    pub(crate) names: Vec<String>,
     /// (`/energy/step`, `/energy/value`) of a run with an end criterion.
     energy: Option<(Series, Series)>,
     dt: f64,
@@ -47,6 +49,7 @@ impl PortsOut {
         let g = &model.grid;
         let mut out = PortsOut {
             dt: g.dt,
+            names: model.ports.iter().map(|p| p.name.clone()).collect(),
             ..PortsOut::default()
         };
         if !model.ports.is_empty() {
@@ -107,6 +110,7 @@ impl PortsOut {
         };
         let mut out = PortsOut {
             dt: model.grid.dt,
+            names: model.ports.iter().map(|p| p.name.clone()).collect(),
             ..PortsOut::default()
         };
         for p in &model.ports {

@@ -208,7 +208,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         report.output.display()
     );
     if report.contents.is_empty() {
-        line.push_str(" (attributes only: the scene has no probes or snapshots)");
+        line.push_str(" (attributes only: the scene has no probes, snapshots or ports)");
     } else {
         line.push_str(&format!(" ({})", report.contents.join("; ")));
     }

@@ -335,7 +335,10 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::model::Model::discretize(&scene).expect("test model");
-    assert!(model.schedule.passes.len() >= 4, "sources, probes, the port sampler and inductors are passes");
+    assert!(
+        model.schedule.passes.len() >= 4,
+        "sources, probes, the port sampler and inductors are passes"
+    );
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();
         let Some((_, module, _)) = modules.iter().find(|m| m.0 == dp.file) else {
