@@ -123,6 +123,57 @@ fn matched(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     cx.check_worst("|Re Z − 50 Ω| / 50 Ω", Bound::Below(0.005), e, "", f);
     cx.series("matched/V", sink.ports[0].0.clone());
     cx.series("matched/I", sink.ports[0].1.clone());
+
+    // The same with a port and a load of 2 edges in series × 2 in parallel (plates two
+    // cells apart, the port at x = 10 mm, y = 10..11 mm; the load at x = 12 mm): each
+    // edge is R·M/N = 50 Ω, V the mean over the columns, I the loop around both. The
+    // port then sees the load (Re Z = 50 Ω within 1 %) in series with the loop the
+    // plates make, now two cells high and two apart: a pure inductance, Im Z/ω the same
+    // over the band within 5 % (≈ 0.9 nH, i.e. |S11| = −25 dB at 1 GHz: a match only
+    // where ωL ≪ 2R, as for any lumped load on a real loop).
+    let wide = board(
+        "[[lumped]]\nname = \"load\"\nstart = [0.012, 0.010, 0.010]\nend = [0.012, 0.011, 0.012]\naxis = \"z\"\nr = 50\n",
+        "type = \"gaussian\"\nfrequency = 1e9",
+        "start = 10e6\nstop = 1e9\npoints = 100",
+        6000,
+    )
+    .replace("end = [0.010, 0.010, 0.011]\nimpedance = 50", "end = [0.010, 0.011, 0.012]\naxis = \"z\"\nimpedance = 50")
+    .replace("min = [0.009, 0.009, 0.011]\nmax = [0.012, 0.011, 0.012]", "min = [0.009, 0.009, 0.012]\nmax = [0.013, 0.012, 0.013]")
+    .replace("min = [0.009, 0.009, 0.009]\nmax = [0.012, 0.011, 0.010]", "min = [0.009, 0.009, 0.009]\nmax = [0.013, 0.012, 0.010]");
+    assert!(
+        wide.contains("0.013, 0.012, 0.013") && wide.contains("0.010, 0.011, 0.012]\naxis"),
+        "scene edit failed"
+    );
+    let (m, sink) = cx.run("matched-2x2", &wide)?;
+    assert_eq!((m.ports[0].series, m.ports[0].columns), (2, 2));
+    let r = &results(&m, &sink)[0];
+    let (f, s) = largest(
+        r.freq
+            .iter()
+            .zip(&r.s)
+            .map(|(f, s)| (format!("{:.0} MHz", f / 1e6), db(*s))),
+    );
+    let l: Vec<f64> = r.freq.iter().zip(&r.z).map(|(f, z)| z.im / (TAU * f)).collect();
+    let (lmin, lmax) = l.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    cx.log(format!(
+        "2 × 2 edges: max |S11| {s:.1} dB at {f}; Z(10 MHz) = {:.3}; L_loop {:.3}–{:.3} nH",
+        r.z[0],
+        lmin * 1e9,
+        lmax * 1e9
+    ));
+    let (f, e) = largest(
+        r.freq
+            .iter()
+            .zip(&r.z)
+            .map(|(f, z)| (format!("{:.0} MHz", f / 1e6), (z.re - 50.0).abs() / 50.0)),
+    );
+    cx.check_worst("2 × 2 edges: |Re Z − 50 Ω| / 50 Ω", Bound::Below(0.01), e, "", f);
+    cx.check(
+        "2 × 2 edges: spread of Im Z/ω",
+        Bound::Below(0.05),
+        (lmax - lmin) / lmax,
+        "",
+    );
     Ok(cx.finish())
 }
 
