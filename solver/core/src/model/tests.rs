@@ -255,7 +255,7 @@ l = 2e-9
     let cb = m.coefs.e[row][1] as f64;
     assert_relative_eq!(
         srcs[0].scale,
-        -cb / (d * d * d) * (-1.0 * d / 200.0),
+        -cb / (d * d * d) * (-d / 200.0), // sign −1
         max_relative = 1e-12
     );
     // V = −sign·l·ΣE/M: E = 1 V/m on all 4 edges (2 per column) gives 2·l.
