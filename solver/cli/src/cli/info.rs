@@ -189,6 +189,19 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
             "sources": sources,
             "probes": probe_json,
             "snapshots": snap_json,
+            "end_reason": r.end_reason,
+            "decay_db": r.decay_db,
+            "decayed_at_step": r.decayed_at_step,
+            "ports": f.ports.iter().map(|p| {
+                let best = (0..p.s_db.len()).min_by(|&a, &b| p.s_db[a].total_cmp(&p.s_db[b]));
+                json!({
+                    "name": p.name, "z0": p.z0, "driven": p.driven, "samples": p.samples,
+                    "frequencies": p.frequency.len(),
+                    "min_s_db": best.map(|k| p.s_db[k]),
+                    "min_s_frequency": best.and_then(|k| p.frequency.get(k)),
+                    "z_at_min": best.and_then(|k| p.z.get(k)),
+                })
+            }).collect::<Vec<Value>>(),
             "other_groups": f.other_groups.iter().filter(|g| *g != "sources").collect::<Vec<_>>(),
             "all_zero": zero,
         });
