@@ -198,9 +198,10 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
         } else {
             (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect()
         };
-        for (count, (i, j)) in order.into_iter().enumerate() {
+        // Three or more ports: each matrix row on its own line(s), at most 4 pairs a line.
+        for (i, j) in order {
             let v = entry(i, j);
-            if n > 2 && count > 0 && count % 4 == 0 {
+            if n > 2 && (j % 4 == 0) && !(i == 0 && j == 0) {
                 s.push('\n');
             }
             let _ = write!(s, " {:.9e} {:.9e}", v.re, v.im);
@@ -257,6 +258,42 @@ mod tests {
             // The rectangle rule adds dt/2 (the sample at t = 0 counts fully).
             assert!((g - want - dt / 2.0).norm() < 1e-4 * want.norm(), "{g} vs {want}");
         }
+    }
+
+    #[test]
+    fn touchstone_layout() {
+        let port = |name: &str, driven: bool, s: f64| PortResult {
+            name: name.into(),
+            z0: 50.0,
+            driven,
+            freq: vec![1e9, 2e9],
+            s: vec![Complex64::new(s, 0.0); 2],
+            ..PortResult::default()
+        };
+        let one = touchstone(&[port("a", true, 0.5)], "x");
+        assert!(
+            one.contains("# Hz S RI R 50\n1.000000000e9 5.000000000e-1 0.000000000e0\n"),
+            "{one}"
+        );
+        // Two ports driven at port 2: S12 and S22 known, S11 and S21 nan (order S11 S21 S12 S22).
+        let two = touchstone(&[port("a", false, 0.1), port("b", true, 0.2)], "x");
+        let row = two.lines().find(|l| l.starts_with("2.0")).unwrap();
+        let v: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            (v[1], v[3], v[5], v[7]),
+            ("NaN", "NaN", "1.000000000e-1", "2.000000000e-1"),
+            "{two}"
+        );
+        // Three ports: one line per matrix row.
+        let three = touchstone(
+            &[port("a", true, 0.1), port("b", false, 0.2), port("c", false, 0.3)],
+            "x",
+        );
+        assert_eq!(
+            three.lines().filter(|l| !l.starts_with(['!', '#'])).count(),
+            6,
+            "{three}"
+        );
     }
 
     #[test]
