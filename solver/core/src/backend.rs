@@ -125,6 +125,8 @@ pub struct FieldScan {
     /// Largest |value| among the finite samples, and the flat index of its first occurrence.
     pub max_abs: f32,
     pub max_at: usize,
+    /// Σ value² over the array, in f64 (the field energy of the end criterion).
+    pub sum_sq: f64,
 }
 
 impl FieldScan {
@@ -140,6 +142,7 @@ impl FieldScan {
                 s.max_abs = v.abs();
                 s.max_at = i;
             }
+            s.sum_sq += (v as f64) * (v as f64);
         }
         s
     }
@@ -151,6 +154,23 @@ pub use crate::pass::due as probe_due;
 /// Helper for backends: empty probe buffers shaped like the model's probes.
 pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
     model.probes.iter().map(|p| vec![Vec::new(); p.samples.len()]).collect()
+}
+
+/// The total field energy Σ(ε0·E² + μ0·H²)·dV (J) of a scan (vacuum weights: the end
+/// criterion compares it with its own peak).
+pub fn scan_energy(model: &Model, scans: &[FieldScan; 6]) -> f64 {
+    let dv: f64 = model.grid.d.iter().product();
+    let e: f64 = scans[..3].iter().map(|s| s.sum_sq).sum();
+    let h: f64 = scans[3..].iter().map(|s| s.sum_sq).sum();
+    0.5 * (crate::EPS0 * e + crate::MU0 * h) * dv
+}
+
+/// Take the streams of the pass named `name` out of `outputs` (empty if none).
+pub fn take_pass_streams(model: &Model, outputs: &mut PassOutputs, name: &str) -> Vec<Vec<f32>> {
+    match model.schedule.passes.iter().position(|p| p.pass.name() == name) {
+        Some(k) if k < outputs.len() => std::mem::take(&mut outputs[k]),
+        _ => Vec::new(),
+    }
 }
 
 /// Empty output streams for every extension pass of `model`'s schedule (per pass, per

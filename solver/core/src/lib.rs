@@ -35,6 +35,7 @@ pub mod monitors;
 pub mod pass;
 pub mod passes;
 pub mod plan;
+pub mod ports;
 pub mod results;
 pub mod runner;
 pub mod schedule;

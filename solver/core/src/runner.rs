@@ -16,7 +16,7 @@
 //!   the run stops with [`RunError::Unstable`], naming the step, the sample and the likely
 //!   causes. No checkpoint is ever written from a state that holds a non-finite value.
 //! * **Faults**: [`Fault`] simulates a lost device at a given step (tests).
-use crate::backend::{probe_buffers, probe_due, Backend, BackendError, FieldScan};
+use crate::backend::{probe_buffers, probe_due, scan_energy, take_pass_streams, Backend, BackendError, FieldScan};
 use crate::checkpoint::{self, CheckpointError, Header, Interval};
 use crate::model::Model;
 use crate::scene::SourceKind;
@@ -33,6 +33,18 @@ pub trait Sink {
     fn probe(&mut self, probe: usize, slot: usize, times: &[f64], values: &[f32]) -> Result<(), SinkError>;
     /// One frame of snapshot `snap`, component `c`, taken after step `step` at time `time`.
     fn snapshot(&mut self, snap: usize, c: Component, time: f64, data: &[f32]) -> Result<(), SinkError>;
+    /// Port `port`'s voltage (at (n+1)·dt) and current (at (n+½)·dt) after steps
+    /// `n0 .. n0 + v.len()` (one value per step). The default drops them.
+    fn port(&mut self, port: usize, n0: usize, v: &[f64], i: &[f64]) -> Result<(), SinkError> {
+        let _ = (port, n0, v, i);
+        Ok(())
+    }
+    /// The total field energy (J) after `step` steps, at each field scan of a run with an
+    /// end criterion (so that a resumed run knows the peak). The default drops it.
+    fn energy(&mut self, step: usize, energy: f64) -> Result<(), SinkError> {
+        let _ = (step, energy);
+        Ok(())
+    }
     /// Called after every chunk: make what was written durable.
     fn flush(&mut self, _steps_done: usize) -> Result<(), SinkError> {
         Ok(())
@@ -105,6 +117,34 @@ pub struct RunSummary {
     /// Wall time spent stepping (excluding output).
     pub stepping: Duration,
     pub total: Duration,
+    /// Why the run ended when it finished: the end criterion or the last step.
+    pub end: EndReason,
+    /// The peak field energy seen so far (J; 0 when no scan measured it).
+    pub energy_peak: f64,
+    /// The last measured field energy relative to the peak (dB, ≤ 0), if measured.
+    pub energy_db: Option<f64>,
+}
+
+/// How a finished run came to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// The field energy fell `decay_db` below its peak after this many steps.
+    Decayed(usize),
+    /// It ran every planned step (the end criterion, if any, was not reached).
+    MaxSteps,
+    /// Stopped on request (not finished).
+    Stopped,
+}
+
+impl EndReason {
+    /// `decayed`, `max_steps` or `stopped` (the HDF5 attribute `end_reason`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Decayed(_) => "decayed",
+            EndReason::MaxSteps => "max_steps",
+            EndReason::Stopped => "stopped",
+        }
+    }
 }
 
 impl RunSummary {
@@ -239,6 +279,15 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// Receives [`RunEvent`]s (checkpoints written or failed).
     pub events: Option<EventSink>,
+    /// The peak field energy before `start` (a resumed run; the sink's `energy` record),
+    /// for the end criterion (`model.decay_db`).
+    pub energy_peak: f64,
+    /// The peak of the ports' signal power before `start` ([`port_power`] over the
+    /// series so far), for the end criterion.
+    pub port_peak: f64,
+    /// The largest port signal power since the last end-criterion scan before `start`
+    /// (see [`resume_port_levels`]).
+    pub port_recent: f64,
 }
 
 impl Default for RunOptions {
@@ -251,8 +300,96 @@ impl Default for RunOptions {
             scan_every: 256,
             fault: None,
             events: None,
+            energy_peak: 0.0,
+            port_peak: 0.0,
+            port_recent: 0.0,
         }
     }
+}
+
+/// When a source's waveform has ended (s): the end criterion is not checked before.
+fn waveform_end(w: &crate::waveform::Waveform) -> f64 {
+    use crate::waveform::WaveShape;
+    match w.shape {
+        WaveShape::Gaussian { tau }
+        | WaveShape::GaussianDerivative { tau }
+        | WaveShape::ModulatedGaussian { tau, .. } => w.delay + 4.5 * tau,
+        WaveShape::Ricker { frequency } => w.delay + 2.0 / frequency,
+        WaveShape::Sine { .. } => f64::INFINITY,
+    }
+}
+
+/// Steps between field scans of a run with an end criterion: about 1/100 of the run.
+fn decay_scan_interval(model: &Model) -> usize {
+    (model.grid.steps / 100).max(8)
+}
+
+/// The ports' signal power at one step, Σ (V²/Z0 + Z0·I²) over the ports (W, up to a
+/// factor): the end criterion also waits for it to decay, because energy stored in
+/// lumped elements (an inductor's current, a capacitor's ΔC) is not field energy.
+pub fn port_power(model: &Model, series: &[(Vec<f64>, Vec<f64>)], k: usize) -> f64 {
+    model
+        .ports
+        .iter()
+        .zip(series)
+        .map(|(p, (v, i))| {
+            let (v, i) = (v.get(k).copied().unwrap_or(0.0), i.get(k).copied().unwrap_or(0.0));
+            v * v / p.z0 + p.z0 * i * i
+        })
+        .sum()
+}
+
+/// For a run resumed after `start` steps, from the port series so far: the peak
+/// [`port_power`] and its largest value since the last end-criterion scan (scans fall
+/// on multiples of a fixed interval, so a resumed run checks at the same steps and
+/// stops at the same step as an uninterrupted one).
+pub fn resume_port_levels(model: &Model, series: &[(Vec<f64>, Vec<f64>)], start: usize) -> (f64, f64) {
+    let n = series.iter().map(|(v, _)| v.len()).max().unwrap_or(0).min(start);
+    let last_scan = start / decay_scan_interval(model) * decay_scan_interval(model);
+    let mut peak = 0.0f64;
+    let mut recent = 0.0f64;
+    for k in 0..n {
+        let p = port_power(model, series, k);
+        peak = peak.max(p);
+        if k >= last_scan {
+            recent = recent.max(p);
+        }
+    }
+    (peak, recent)
+}
+
+/// Per port, its (V, I) series: one value per step.
+pub type PortSeries = Vec<(Vec<f64>, Vec<f64>)>;
+
+/// Voltage and current of every port after steps `n0..end` from the `ports` pass's
+/// streams: per port `(V, I)`, one value per step.
+pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> PortSeries {
+    let mut q = 0;
+    let mut out = Vec::with_capacity(model.ports.len());
+    for p in &model.ports {
+        let ne = p.edges.len();
+        let nh = p.loop_h.len();
+        let mut v = Vec::with_capacity(count);
+        let mut i = Vec::with_capacity(count);
+        if streams.len() >= q + ne + nh {
+            let (es, hs) = (&streams[q..q + ne], &streams[q + ne..q + ne + nh]);
+            let mut e = vec![0f32; ne];
+            let mut h = vec![0f32; nh];
+            for s in 0..count {
+                for (x, st) in e.iter_mut().zip(es) {
+                    *x = st.get(s).copied().unwrap_or(0.0);
+                }
+                for (x, st) in h.iter_mut().zip(hs) {
+                    *x = st.get(s).copied().unwrap_or(0.0);
+                }
+                v.push(p.voltage(&e));
+                i.push(p.current(&h));
+            }
+        }
+        q += ne + nh;
+        out.push((v, i));
+    }
+    out
 }
 
 /// Time (s) at which a component recorded after step `n` is valid.
@@ -577,6 +714,19 @@ pub fn run(
     let mut scan_step = first_step;
     let mut scan_cost = Duration::ZERO;
     let mut stepping_at_scan = Duration::ZERO;
+    // The end criterion: the energy's running peak and the earliest step it may stop at.
+    let decay = model.decay_db.filter(|db| *db > 0.0);
+    let mut energy_peak = opts.energy_peak;
+    let mut energy_db = None;
+    // The ports' signal power: its peak, and its largest value since the last scan.
+    let mut port_peak = opts.port_peak;
+    let mut port_recent = opts.port_recent;
+    let mut end_reason = EndReason::MaxSteps;
+    let sources_end = model
+        .sources
+        .iter()
+        .map(|s| waveform_end(&s.waveform))
+        .fold(0.0, f64::max);
     while n0 < steps {
         if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             outcome = Outcome::Interrupted;
@@ -591,7 +741,15 @@ pub fn run(
         // or after `chunk` steps.
         let mut end = n0.saturating_add(opts.chunk.max(1)).min(steps);
         let every_k = ck.as_ref().and_then(|c| c.opts.interval.steps);
-        let periods = model.snapshots.iter().map(|s| s.every).chain(every_k);
+        // The end criterion's scans fall on multiples of its interval (the same steps
+        // in a resumed run).
+        let every_decay = decay.map(|_| decay_scan_interval(model));
+        let periods = model
+            .snapshots
+            .iter()
+            .map(|s| s.every)
+            .chain(every_k)
+            .chain(every_decay);
         for every in periods {
             let next = (n0 / every + 1) * every; // first n+1 > n0 divisible by every
             if next <= end {
@@ -628,9 +786,22 @@ pub fn run(
             saved: None,
         };
         backend.step(n0, count, &src).map_err(fail)?;
-        // Probes go to the sink; other passes' streams have no dataset yet.
-        let bufs = probe_buffers(model, backend.drain_outputs().map_err(fail)?);
+        // Probes and ports go to the sink; other passes' streams have no dataset yet.
+        let mut outputs = backend.drain_outputs().map_err(fail)?;
+        let port_streams = take_pass_streams(model, &mut outputs, "ports");
+        let bufs = probe_buffers(model, outputs);
         stepping += t.elapsed();
+        let vi = port_series(model, &port_streams, count);
+        for (p, (v, i)) in vi.iter().enumerate() {
+            sink.port(p, n0, v, i)?;
+        }
+        if decay.is_some() {
+            for k in 0..count {
+                let pw = port_power(model, &vi, k);
+                port_peak = port_peak.max(pw);
+                port_recent = port_recent.max(pw);
+            }
+        }
         for (p, (probe, slots)) in model.probes.iter().zip(&bufs).enumerate() {
             for (slot, (sample, values)) in probe.samples.iter().zip(slots).enumerate() {
                 let times: Vec<f64> = (n0..end)
@@ -656,7 +827,10 @@ pub fn run(
             return Err(RunError::Unstable(Box::new(bad)));
         }
         n0 = end;
-        if opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50 {
+        let decay_due = decay.is_some() && n0.is_multiple_of(decay_scan_interval(model));
+        let regular =
+            opts.scan_every > 0 && n0 - scan_step >= opts.scan_every && stepping - stepping_at_scan >= scan_cost * 50;
+        if decay_due || regular {
             let t = Instant::now();
             let scans = backend.scan_fields().map_err(|error| RunError::Backend {
                 step: n0,
@@ -669,6 +843,33 @@ pub fn run(
             if let Some(bad) = check_scan(model, n0, &scans, "field scan") {
                 return Err(RunError::Unstable(Box::new(bad)));
             }
+            // Only at the criterion's own steps (a regular scan's timing depends on the
+            // wall clock, and a resumed run must check at the same steps).
+            if let Some(db) = decay.filter(|_| decay_due) {
+                let energy = scan_energy(model, &scans);
+                energy_peak = energy_peak.max(energy);
+                sink.energy(n0, energy)?;
+                if energy_peak > 0.0 {
+                    let level = 10.0 * (energy.max(f64::MIN_POSITIVE) / energy_peak).log10();
+                    energy_db = Some(level);
+                    let ports_level = if model.ports.is_empty() || port_peak <= 0.0 {
+                        f64::NEG_INFINITY
+                    } else {
+                        10.0 * (port_recent.max(f64::MIN_POSITIVE) / port_peak).log10()
+                    };
+                    port_recent = 0.0;
+                    if level <= -db && ports_level <= -db && n0 as f64 * dt >= sources_end && n0 < steps {
+                        end_reason = EndReason::Decayed(n0);
+                        if let Some(cb) = progress.as_mut() {
+                            let mc = model.grid.cells() as f64 * (n0 - first_step) as f64
+                                / stepping.as_secs_f64().max(1e-12)
+                                / 1e6;
+                            cb(n0, steps, mc);
+                        }
+                        break;
+                    }
+                }
+            }
         }
         if let Some(ck) = ck.as_mut() {
             if n0 < steps && ck.due(n0) {
@@ -680,6 +881,9 @@ pub fn run(
             cb(n0, steps, mc);
         }
     }
+    if outcome == Outcome::Interrupted {
+        end_reason = EndReason::Stopped;
+    }
     Ok(RunSummary {
         outcome,
         steps_done: n0,
@@ -687,6 +891,9 @@ pub fn run(
         checkpoint: ck.and_then(|c| c.written),
         stepping,
         total: start.elapsed(),
+        end: end_reason,
+        energy_peak,
+        energy_db,
     })
 }
 
@@ -752,6 +959,10 @@ pub struct MemorySink {
     pub probes: Vec<Vec<(Vec<f64>, Vec<f32>)>>,
     /// `[snapshot]` → frames of (component, time, data).
     pub snapshots: Vec<Vec<(Component, f64, Vec<f32>)>>,
+    /// `[port]` → (V, I), one value per step from the run's first step.
+    pub ports: Vec<(Vec<f64>, Vec<f64>)>,
+    /// (step, field energy) at each scan of a run with an end criterion.
+    pub energy: Vec<(usize, f64)>,
 }
 
 impl MemorySink {
@@ -763,6 +974,8 @@ impl MemorySink {
                 .map(|p| vec![(Vec::new(), Vec::new()); p.samples.len()])
                 .collect(),
             snapshots: vec![Vec::new(); model.snapshots.len()],
+            ports: vec![(Vec::new(), Vec::new()); model.ports.len()],
+            energy: Vec::new(),
         }
     }
 
@@ -784,6 +997,17 @@ impl Sink for MemorySink {
     }
     fn snapshot(&mut self, snap: usize, c: Component, time: f64, data: &[f32]) -> Result<(), SinkError> {
         self.snapshots[snap].push((c, time, data.to_vec()));
+        Ok(())
+    }
+    fn port(&mut self, port: usize, _n0: usize, v: &[f64], i: &[f64]) -> Result<(), SinkError> {
+        if let Some((pv, pi)) = self.ports.get_mut(port) {
+            pv.extend_from_slice(v);
+            pi.extend_from_slice(i);
+        }
+        Ok(())
+    }
+    fn energy(&mut self, step: usize, energy: f64) -> Result<(), SinkError> {
+        self.energy.push((step, energy));
         Ok(())
     }
 }

@@ -44,6 +44,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         time: Time {
             end: TimeEnd::Steps(steps),
             courant: 0.99,
+            decay_db: None,
         },
         boundaries: Boundaries {
             faces: std::array::from_fn(|_| boundary.clone()),
@@ -61,5 +62,8 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         snapshots: vec![],
         monitors: vec![],
         farfields: vec![],
+        ports: vec![],
+        lumped: vec![],
+        frequencies: None,
     }
 }

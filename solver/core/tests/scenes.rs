@@ -22,7 +22,14 @@ fn example_scenes_discretise() {
         let name = path.display();
         let model = Model::discretize(&scene).unwrap_or_else(|e| panic!("{name}: {e}"));
         let work = model.grid.cells() as f64 * model.grid.steps as f64;
-        assert!(work <= 3e9, "{name}: {work:e} cell updates is too slow for an example");
+        // A scene with an end criterion stops before its maximum (antenna.toml: at about
+        // 3100 of 4196 steps).
+        let limit = if model.decay_db.is_some() { 8e9 } else { 3e9 };
+        assert!(
+            work <= limit,
+            "{name}: {work:e} cell updates is too slow for an example"
+        );
+        assert!(!model.sources.is_empty(), "{name}: no live source");
         for s in &model.sources {
             assert!(s.scale != 0.0, "{name}: source {} sits on a PEC sample", s.name);
         }

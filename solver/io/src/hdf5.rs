@@ -3,7 +3,8 @@ use super::reserve::{self, Reservation};
 use super::safe_create::{self, PublishError};
 use super::{describe, xdmf};
 use fdtd_core::model::Model;
-use fdtd_core::runner::{Outcome, Sink, SinkError};
+use fdtd_core::results::RunResults;
+use fdtd_core::runner::{Outcome, RunSummary, Sink, SinkError};
 use fdtd_core::scene::Scene;
 pub use fdtd_core::session::probe_layout::PROBE_TABLE_THRESHOLD;
 use fdtd_core::session::probe_layout::{probe_tables, series_chunk, table_chunk, ProbeLayout, ProbeTable};
@@ -75,6 +76,16 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    #[error("{}: writing {}: {source}", path.display(), companion.display())]
+    Companion {
+        path: PathBuf,
+        companion: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// A results companion (Touchstone, CSV) exists and overwriting was not asked for.
+    #[error("{} (a result file of output file {}) already exists", companion.display(), path.display())]
+    CompanionExists { path: PathBuf, companion: PathBuf },
     /// The XDMF companion exists and overwriting was not asked for.
     #[error("the XDMF companion {} of output file {} already exists", xdmf.display(), path.display())]
     XdmfExists { path: PathBuf, xdmf: PathBuf },
@@ -135,9 +146,9 @@ impl Default for Hdf5Options {
 }
 
 /// One extendable dataset and how many elements (1-D) or frames (4-D) it holds.
-struct Series {
-    ds: Dataset,
-    len: usize,
+pub(crate) struct Series {
+    pub(crate) ds: Dataset,
+    pub(crate) len: usize,
 }
 
 struct ProbeOut {
@@ -245,6 +256,8 @@ pub struct Hdf5Sink {
     /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
     /// run's file is cut back to it, so that it holds exactly the flushed chunks.
     flushed: Vec<usize>,
+    /// `/ports` and `/energy` (lumped ports and the end criterion).
+    ports: crate::ports::PortsOut,
 }
 
 trait Ctx<T> {
@@ -267,7 +280,7 @@ fn vlu(s: &str) -> VarLenUnicode {
     s.parse().expect("no NUL left")
 }
 
-fn put_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
+pub(crate) fn put_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
     loc.new_attr::<VarLenUnicode>()
         .shape(())
         .create(name)?
@@ -278,11 +291,11 @@ fn set_str(loc: &Location, name: &str, v: &str) -> hdf5::Result<()> {
     loc.attr(name)?.write_scalar(&vlu(v))
 }
 
-fn put<T: H5Type>(loc: &Location, name: &str, v: T) -> hdf5::Result<()> {
+pub(crate) fn put<T: H5Type>(loc: &Location, name: &str, v: T) -> hdf5::Result<()> {
     loc.new_attr::<T>().shape(()).create(name)?.write_scalar(&v)
 }
 
-fn put_arr<T: H5Type>(loc: &Location, name: &str, v: &[T]) -> hdf5::Result<()> {
+pub(crate) fn put_arr<T: H5Type>(loc: &Location, name: &str, v: &[T]) -> hdf5::Result<()> {
     loc.new_attr_builder().with_data(v).create(name).map(|_| ())
 }
 
@@ -321,7 +334,7 @@ fn frame_chunk(shape: [usize; 3]) -> Vec<usize> {
 /// Create an empty extendable 1-D dataset that will hold about `expected` elements: its
 /// chunks are no larger than that (a chunk is allocated whole, so a 10-sample probe
 /// must not take a 4096-sample chunk on disk), and at most 4096 elements.
-fn series<T: H5Type>(g: &Group, name: &str, expected: usize) -> hdf5::Result<Series> {
+pub(crate) fn series<T: H5Type>(g: &Group, name: &str, expected: usize) -> hdf5::Result<Series> {
     let ds = g
         .new_dataset::<T>()
         .chunk(vec![series_chunk(expected)])
@@ -330,7 +343,7 @@ fn series<T: H5Type>(g: &Group, name: &str, expected: usize) -> hdf5::Result<Ser
     Ok(Series { ds, len: 0 })
 }
 
-fn append<T: H5Type>(s: &mut Series, v: &[T]) -> hdf5::Result<()> {
+pub(crate) fn append<T: H5Type>(s: &mut Series, v: &[T]) -> hdf5::Result<()> {
     if v.is_empty() {
         return Ok(());
     }
@@ -364,6 +377,22 @@ fn precheck_files(path: &Path, model: &Model, opts: &Hdf5Options) -> Result<(), 
             return Err(OutputError::Exists { path: path.into() });
         }
         safe_create::check_existing(path).map_err(|e| publish_error(e, path))?;
+    }
+    for c in crate::ports::companions(path, model) {
+        if let Ok(m) = std::fs::symlink_metadata(&c) {
+            if !opts.force {
+                return Err(OutputError::CompanionExists {
+                    path: path.into(),
+                    companion: c,
+                });
+            }
+            if !m.file_type().is_file() {
+                return Err(OutputError::NotRegular {
+                    path: c,
+                    what: "not a regular file",
+                });
+            }
+        }
     }
     if let Some(x) = xdmf_path(path).filter(|_| has_xdmf(model, opts)) {
         if let Ok(m) = std::fs::symlink_metadata(&x) {
@@ -653,6 +682,7 @@ impl Hdf5Sink {
             snaps.push(out);
         }
         describe::write_points(&file, model).ctx(path, || "describing the sources, probes and snapshots".into())?;
+        let ports = crate::ports::PortsOut::create(&file, model).ctx(path, || "creating /ports".into())?;
         file.flush().ctx(path, || "flushing".into())?;
 
         let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
@@ -679,6 +709,7 @@ impl Hdf5Sink {
             reserved: None,
             flushed: Vec::new(),
             results: Vec::new(),
+            ports,
         };
         Ok(sink)
     }
@@ -854,6 +885,7 @@ impl Hdf5Sink {
                 comps,
             });
         }
+        let ports = crate::ports::PortsOut::resume(&path, &file, model, step)?;
         let root: &Location = &file;
         (|| -> hdf5::Result<()> {
             set_str(root, "status", "running")?;
@@ -896,6 +928,7 @@ impl Hdf5Sink {
             reserved: Reservation::open(&path).ok(),
             flushed: Vec::new(),
             results: Vec::new(),
+            ports,
         };
         sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
         sink.reserve_ahead(0)?;
@@ -969,6 +1002,9 @@ impl Hdf5Sink {
         }
         if !self.results.is_empty() {
             v.push(format!("/monitors: {}", self.results.join(", ")));
+        }
+        if !self.ports.names.is_empty() {
+            v.push(format!("/ports: {}", self.ports.names.join(", ")));
         }
         v
     }
@@ -1153,6 +1189,7 @@ impl Hdf5Sink {
         self.probes.clear();
         self.tables = Tables::default();
         self.snaps.clear();
+        self.ports.clear();
         self.unregister();
         let file = self.file.take().expect("open");
         let closed = file.close().map_err(|e| self.err("closing".into(), e));
@@ -1180,6 +1217,7 @@ impl Hdf5Sink {
             v.push(&mut s.time);
             v.extend(s.comps.iter_mut().map(|c| &mut c.ser));
         }
+        v.extend(self.ports.series_mut());
         v
     }
 
@@ -1334,12 +1372,26 @@ impl Sink for Hdf5Sink {
     fn sync(&mut self) -> Result<(), SinkError> {
         Hdf5Sink::sync(self).map_err(sink_error)
     }
+
+    fn port(&mut self, port: usize, n0: usize, v: &[f64], i: &[f64]) -> Result<(), SinkError> {
+        self.reserve_ahead((v.len() * 32 + 64) as u64).map_err(sink_error)?;
+        let r = self.ports.write_port(port, n0, v, i);
+        r.map_err(|e| sink_error(self.err(format!("writing port {port}'s V and I"), e)))
+    }
+
+    fn energy(&mut self, step: usize, energy: f64) -> Result<(), SinkError> {
+        self.reserve_ahead(64).map_err(sink_error)?;
+        let r = self.ports.write_energy(step, energy);
+        r.map_err(|e| sink_error(self.err("writing /energy".into(), e)))
+    }
 }
 
 impl From<OutputError> for OutputFailure {
     fn from(e: OutputError) -> OutputFailure {
         let kind = match e {
-            OutputError::Exists { .. } | OutputError::XdmfExists { .. } => OutputErrorKind::Exists,
+            OutputError::Exists { .. } | OutputError::XdmfExists { .. } | OutputError::CompanionExists { .. } => {
+                OutputErrorKind::Exists
+            }
             OutputError::NoDirectory { .. }
             | OutputError::NotResumable { .. }
             | OutputError::BadName { .. }
@@ -1372,8 +1424,54 @@ impl Output for Hdf5Sink {
         Hdf5Sink::record_memory(self, memory).map_err(OutputFailure::from)
     }
 
-    fn write_results(&mut self, results: &fdtd_core::results::RunResults) -> Result<(), OutputFailure> {
-        Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)
+    fn port_series(&mut self, _model: &Model) -> Result<Option<fdtd_core::runner::PortSeries>, OutputFailure> {
+        let r = self.ports.read();
+        r.map(Some)
+            .map_err(|e| self.err("reading the port series".into(), e).into())
+    }
+
+    fn energy_peak(&mut self) -> f64 {
+        self.ports.energy_peak()
+    }
+
+    fn record_end(&mut self, model: &Model, summary: &RunSummary) -> Result<(), OutputFailure> {
+        let r = crate::ports::record_end(self.file(), model, summary);
+        r.map_err(|e| self.err("writing end_reason".into(), e).into())
+    }
+
+    fn write_results(&mut self, model: &Model, results: &RunResults) -> Result<Vec<PathBuf>, OutputFailure> {
+        // Monitors, far-field surfaces (fdtd-io results.rs) and far fields.
+        Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)?;
+        if !results.farfields.is_empty() {
+            let bytes: usize = results.farfields.iter().map(|f| 4096 + f.theta.len() * f.phi.len() * 96).sum();
+            self.reserve_ahead(bytes as u64)?;
+            let r = crate::results_farfield::write_farfields(self.file(), &results.farfields);
+            r.map_err(|e| self.err("writing /farfield".into(), e))?;
+        }
+        if results.ports.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.reserve_ahead((results.ports.len() * results.ports[0].freq.len() * 128) as u64)?;
+        let r = crate::ports::write_results(self.file(), results);
+        r.map_err(|e| self.err("writing the port results".into(), e))?;
+        let files = crate::ports::companions(&self.path, model);
+        let scene_name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let texts = [
+            fdtd_core::ports::touchstone(&results.ports, &scene_name),
+            fdtd_core::ports::csv(&results.ports),
+        ];
+        for (f, text) in files.iter().zip(texts) {
+            xdmf::write_atomic(f, &text).map_err(|source| OutputError::Companion {
+                path: self.path.clone(),
+                companion: f.clone(),
+                source,
+            })?;
+        }
+        Ok(files)
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {

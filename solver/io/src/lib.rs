@@ -55,6 +55,7 @@
 //! a file back (attributes, probe series, snapshot frames) for `fdtd info` and `fdtd plot`.
 mod describe;
 mod hdf5;
+mod ports;
 pub mod read;
 mod reserve;
 pub mod results;

@@ -42,6 +42,7 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
         time: Time {
             end: TimeEnd::Steps(steps),
             courant: 0.99,
+            decay_db: None,
         },
         boundaries: Boundaries {
             faces: std::array::from_fn(|_| Boundary::Pec),
@@ -59,6 +60,9 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
         snapshots: vec![],
         monitors: vec![],
         farfields: vec![],
+        ports: vec![],
+        lumped: vec![],
+        frequencies: None,
     }
 }
 

@@ -63,6 +63,11 @@ pub struct RunAttrs {
     pub resumes: u64,
     /// Wall time of the run (s), from creating the file to closing it (newer files).
     pub wall_seconds: Option<f64>,
+    /// How a finished run ended: `decayed` (end criterion) or `max_steps`.
+    pub end_reason: Option<String>,
+    /// The end criterion (dB) and the step it was reached at.
+    pub decay_db: Option<f64>,
+    pub decayed_at_step: Option<u64>,
 }
 
 /// One recorded component of a probe.
@@ -224,6 +229,9 @@ impl ResultFile {
             error: attr_str(root, "error"),
             resumes: attr::<u64>(root, "resumes").unwrap_or(0),
             wall_seconds: attr::<f64>(root, "wall_seconds"),
+            end_reason: attr_str(root, "end_reason"),
+            decay_db: attr::<f64>(root, "decay_db"),
+            decayed_at_step: attr::<u64>(root, "decayed_at_step"),
         };
         let ctx = |what: String| {
             let path = path.clone();
@@ -232,7 +240,7 @@ impl ResultFile {
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
         let other_groups: Vec<String> = groups
             .iter()
-            .filter(|g| !["probes", "snapshots", "ports", "farfield"].contains(&g.as_str()))
+            .filter(|g| !["probes", "snapshots", "ports", "farfield", "energy"].contains(&g.as_str()))
             .cloned()
             .collect();
 

@@ -33,6 +33,7 @@ fn scene() -> Scene {
         time: Time {
             end: TimeEnd::Steps(STEPS),
             courant: 0.99,
+            decay_db: None,
         },
         boundaries: Boundaries {
             faces: [
@@ -106,6 +107,9 @@ fn scene() -> Scene {
         ],
         monitors: vec![],
         farfields: vec![],
+        ports: vec![],
+        lumped: vec![],
+        frequencies: None,
     }
 }
 

@@ -4,8 +4,8 @@
 //! problem is reported with its `line:column`, its dotted key path and, where one is
 //! close, a did-you-mean suggestion. The format is documented in `docs/scene-format.md`.
 use super::{
-    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Material, MaterialKind, Object, Probe, Region, Scene,
-    SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd,
+    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Frequencies, Lumped, Material, MaterialKind, Object,
+    Port, Probe, Region, Scene, SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd, Topology,
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
@@ -24,8 +24,11 @@ mod monitors;
 
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 11] = [
+const TOP_KEYS: [&str; 14] = [
     "domain",
+    "ports",
+    "lumped",
+    "frequencies",
     "time",
     "boundaries",
     "materials",
@@ -141,6 +144,41 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             snapshots.extend(p.keep(snapshot(t, i, size, &mut names)));
         }
     }
+    let frequencies = p
+        .keep(root.get("frequencies").map(|v| frequencies(&v)).transpose())
+        .flatten();
+    let mut ports = Vec::new();
+    let mut lumped = Vec::new();
+    if let Some((d, _)) = &dom {
+        let mut names = Names::default();
+        let mut taken: Vec<(String, Edges)> = Vec::new();
+        let tables = p.keep(list(root.get("ports"), "ports")).unwrap_or_default();
+        let stop = frequencies.as_ref().map(|f| f.values().into_iter().fold(0.0, f64::max));
+        for (i, t) in tables.iter().enumerate() {
+            ports.extend(p.keep(port(t, i, d, stop, &mut names, &mut taken)));
+        }
+        if ports.iter().filter(|p| p.excite).count() > 1 {
+            let second = ports.iter().filter(|p| p.excite).nth(1).map(|p| p.name.clone());
+            let at = tables
+                .iter()
+                .find(|t| t.get("name").and_then(|v| v.str().ok().map(String::from)) == second)
+                .or(tables.get(1));
+            if let Some(t) = at {
+                p.0.push(
+                    Diag::new(t.span.clone(), &t.path, "more than one port is driven (excite = true)")
+                        .hint("drive one port per run; the others are matched loads (excite = false)"),
+                );
+            }
+        }
+        for (i, t) in p
+            .keep(list(root.get("lumped"), "lumped"))
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            lumped.extend(p.keep(lumped_element(t, i, d, &mut names, &mut taken)));
+        }
+    }
     match (dom, time, boundaries, materials) {
         (Some((domain, _)), Some(time), Some(boundaries), Some(materials)) if p.0.is_empty() => Ok(Scene {
             path: path.to_path_buf(),
@@ -155,6 +193,9 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             snapshots,
             monitors,
             farfields,
+            ports,
+            lumped,
+            frequencies,
         }),
         _ => Err(p.0),
     }
@@ -164,10 +205,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
 /// rather than "unknown key".
 fn planned_section(key: &str) -> Note {
     let (message, hint) = match key {
-        "ports" | "lumped_ports" => (
-            "lumped ports are not implemented yet",
-            "for now, drive a one-cell gap with a soft `current` source (see docs/scene-format.md)",
-        ),
+        "lumped_ports" | "port" => ("unknown section", "lumped ports are [[ports]] entries"),
         "dft" | "flux" => (
             "not a section",
             "frequency-domain monitors are [[monitors]] with type = \"dft\" or \"flux\"",
@@ -264,7 +302,8 @@ fn cells_from_size(v: &Val, d: [f64; 3]) -> R<[usize; 3]> {
 const MAX_DURATION_STEPS: f64 = 1e9;
 
 fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
-    t.check_keys(&["duration", "steps", "courant"])?;
+    t.check_keys(&["duration", "steps", "courant", "decay_db"])?;
+    let decay_db = t.get("decay_db").map(|v| v.nonneg()).transpose()?;
     let courant = match t.get("courant") {
         None => 0.99,
         Some(v) => {
@@ -307,7 +346,7 @@ fn time(t: &Tbl, cell_size: [f64; 3]) -> R<Time> {
         }
         OneOf::Second(v) => TimeEnd::Steps(v.uint(1)?),
     };
-    Ok(Time { end, courant })
+    Ok(Time { end, courant, decay_db })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -713,8 +752,8 @@ fn source_kind(v: &Val) -> R<SourceKind> {
         match s {
             "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
             "port" | "lumped_port" => Some((
-                "lumped ports are not implemented yet".into(),
-                Some("a soft \"current\" source in a one-cell gap is the closest substitute".into()),
+                "a lumped port is not a source type".into(),
+                Some("add a [[ports]] entry (start, end, impedance, [ports.waveform])".into()),
             )),
             _ => None,
         }
@@ -812,6 +851,214 @@ fn waveform(t: &Tbl) -> R<Waveform> {
         shape,
         amplitude,
         delay,
+    })
+}
+
+/// `[frequencies]`: `start`, `stop`, `points` (default 201), or `list`.
+fn frequencies(v: &Val) -> R<Frequencies> {
+    let t = v.table()?;
+    t.check_keys(&["start", "stop", "points", "list"])?;
+    if let Some(l) = t.get("list") {
+        for k in ["start", "stop", "points"] {
+            if t.get(k).is_some() {
+                return Err(Diag::new(
+                    t.key_span(k),
+                    &t.sub_path(k),
+                    format!("both \"list\" and {k:?} are given"),
+                )
+                .hint("give either a list or start/stop/points"));
+            }
+        }
+        let items = l.items()?;
+        if items.is_empty() {
+            return Err(l.err("the list of frequencies is empty"));
+        }
+        return Ok(Frequencies::List(
+            items.iter().map(|i| i.positive()).collect::<R<Vec<_>>>()?,
+        ));
+    }
+    let start = t.req("start")?.nonneg()?;
+    let stop_v = t.req("stop")?;
+    let stop = stop_v.positive()?;
+    if stop < start {
+        return Err(stop_v.err(format!("stop ({} Hz) is below start ({} Hz)", num(stop), num(start))));
+    }
+    let points = t.get("points").map_or(Ok(201), |v| v.uint(1))?;
+    if points > 1_000_000 {
+        return Err(t
+            .req("points")?
+            .err(format!("{points} points is too many (at most 1000000)")));
+    }
+    Ok(Frequencies::Range { start, stop, points })
+}
+
+/// The E edges a port or lumped element covers, in grid-node indices: along `axis`
+/// from node `lo[axis]` to `hi[axis]` (edges `lo..hi`), and every node `lo..=hi` of the
+/// other axes (parallel columns).
+#[derive(Clone, Copy)]
+struct Edges {
+    axis: usize,
+    lo: [i64; 3],
+    hi: [i64; 3],
+}
+
+impl Edges {
+    fn overlaps(&self, o: &Edges) -> bool {
+        self.axis == o.axis
+            && (0..3).all(|a| {
+                if a == self.axis {
+                    self.lo[a] < o.hi[a] && o.lo[a] < self.hi[a]
+                } else {
+                    self.lo[a] <= o.hi[a] && o.lo[a] <= self.hi[a]
+                }
+            })
+    }
+}
+
+/// `start`, `end` and optional `axis` of a port or lumped element, snapped to grid nodes.
+fn edge_span(t: &Tbl, d: &Domain, what: &str) -> R<([f64; 3], [f64; 3], usize, Edges)> {
+    let size = d.size();
+    let start = point(&t.req("start")?, size)?;
+    let end_v = t.req("end")?;
+    let end = point(&end_v, size)?;
+    let node = |a: usize, x: f64| (x / d.cell_size[a]).round() as i64;
+    let ns = [0, 1, 2].map(|a| node(a, start[a]));
+    let ne = [0, 1, 2].map(|a| node(a, end[a]));
+    let differ: Vec<usize> = (0..3).filter(|&a| ns[a] != ne[a]).collect();
+    let axis = match t.get("axis") {
+        Some(v) => {
+            let name = choice(&v, "axis", &AXES, |_| None)?;
+            let a = AXES.iter().position(|&x| x == name).unwrap_or(0);
+            if ns[a] == ne[a] {
+                return Err(v.err(format!(
+                    "start and end snap to the same grid plane {name} = {} m: the {what} has no edge along {name}",
+                    num(ns[a] as f64 * d.cell_size[a])
+                )));
+            }
+            a
+        }
+        None => match differ[..] {
+            [a] => a,
+            [] if start == end => {
+                return Err(end_v
+                    .err(format!("zero-length {what}: start and end are the same point"))
+                    .hint(format!("a {what} spans at least one cell edge between start and end")))
+            }
+            [] => {
+                return Err(end_v
+                    .err(format!(
+                        "start and end snap to the same grid node ({} m): the {what} covers no edge",
+                        vec3([0, 1, 2].map(|a| ns[a] as f64 * d.cell_size[a]))
+                    ))
+                    .hint(format!(
+                        "the cell is {} m: move end at least one cell away along the {what}'s axis",
+                        vec3(d.cell_size)
+                    )))
+            }
+            _ => {
+                let names: Vec<&str> = differ.iter().map(|&a| AXES[a]).collect();
+                return Err(end_v
+                    .err(format!(
+                        "start and end differ along {}: the {what}'s axis is ambiguous",
+                        names.join(" and ")
+                    ))
+                    .hint("give `axis` (the others then span parallel edges, e.g. a strip-wide port)"));
+            }
+        },
+    };
+    let lo = [0, 1, 2].map(|a| ns[a].min(ne[a]));
+    let hi = [0, 1, 2].map(|a| ns[a].max(ne[a]));
+    Ok((start, end, axis, Edges { axis, lo, hi }))
+}
+
+/// Refuse an element that shares an edge with an earlier port or lumped element.
+fn claim(t: &Tbl, name: &str, e: Edges, taken: &mut Vec<(String, Edges)>) -> R<()> {
+    if let Some((other, _)) = taken.iter().find(|(_, o)| o.overlaps(&e)) {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            format!("`{name}` shares cell edges with `{other}`"),
+        )
+        .hint("ports and lumped elements must not overlap: move one of them"));
+    }
+    taken.push((name.to_string(), e));
+    Ok(())
+}
+
+fn port(
+    t: &Tbl,
+    i: usize,
+    d: &Domain,
+    stop: Option<f64>,
+    names: &mut Names,
+    taken: &mut Vec<(String, Edges)>,
+) -> R<Port> {
+    t.check_keys(&["name", "start", "end", "axis", "impedance", "excite", "waveform"])?;
+    let name = names.take(t, "port", i)?;
+    let (start, end, axis, edges) = edge_span(t, d, "port")?;
+    let impedance = opt(t, "impedance", 50.0, Val::positive)?;
+    let excite = match t.get("excite") {
+        None => i == 0,
+        Some(v) => v.value().as_bool().ok_or_else(|| v.expected("true or false"))?,
+    };
+    let waveform = match t.get("waveform") {
+        Some(w) => Some(waveform(&w.table()?)?),
+        None if excite => match stop {
+            Some(f) if f > 0.0 => Some(Waveform::gaussian_from_frequency(1.0, f / 2.0)),
+            _ => {
+                return Err(Diag::new(t.span.clone(), &t.path, "a driven port needs a waveform")
+                    .hint("add [ports.waveform] (the source voltage, V), or a [frequencies] section to derive one"))
+            }
+        },
+        None => None,
+    };
+    claim(t, &name, edges, taken)?;
+    Ok(Port {
+        name,
+        start,
+        end,
+        axis,
+        impedance,
+        excite,
+        waveform,
+    })
+}
+
+fn lumped_element(t: &Tbl, i: usize, d: &Domain, names: &mut Names, taken: &mut Vec<(String, Edges)>) -> R<Lumped> {
+    t.check_keys(&["name", "start", "end", "axis", "r", "l", "c", "topology"])?;
+    let name = names.take(t, "lumped", i)?;
+    let (start, end, axis, edges) = edge_span(t, d, "lumped element")?;
+    let get = |k: &str| t.get(k).map(|v| v.positive()).transpose();
+    let (r, l, c) = (get("r")?, get("l")?, get("c")?);
+    if r.is_none() && l.is_none() && c.is_none() {
+        return Err(Diag::new(
+            t.span.clone(),
+            &t.path,
+            "a lumped element needs at least one of r, l, c",
+        )
+        .hint("r in ohm, l in henry, c in farad"));
+    }
+    let topology = match t.get("topology") {
+        None => Topology::Parallel,
+        Some(v) => match choice(&v, "topology", &["parallel", "series"], |_| None)? {
+            "parallel" => Topology::Parallel,
+            _ => {
+                return Err(v
+                    .err("series RLC elements are not implemented yet")
+                    .hint("use topology = \"parallel\" (R, L and C side by side on the edges)"))
+            }
+        },
+    };
+    claim(t, &name, edges, taken)?;
+    Ok(Lumped {
+        name,
+        start,
+        end,
+        axis,
+        r,
+        l,
+        c,
+        topology,
     })
 }
 
@@ -1519,7 +1766,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             s.time,
             Time {
                 end: TimeEnd::Duration(1e-9),
-                courant: 0.9
+                courant: 0.9,
+                decay_db: None,
             }
         );
 
@@ -1710,6 +1958,62 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
     }
 
     #[test]
+    fn ports_lumped_and_frequencies() {
+        let s = ok(r#"
+[domain]
+cell = 1e-3
+cells = [20, 20, 20]
+[boundaries]
+all = "pec"
+[time]
+steps = 10
+[frequencies]
+start = 1e9
+stop = 2e9
+points = 11
+[[ports]]
+name = "feed"
+start = [0.01, 0.01, 0.012]
+end = [0.01, 0.01, 0.0101]
+impedance = 73
+[[ports]]
+name = "strip"
+start = [0.005, 0.004, 0.005]
+end = [0.007, 0.004, 0.006]
+axis = "z"
+[[lumped]]
+start = [0.015, 0.01, 0.01]
+end = [0.015, 0.011, 0.01]
+r = 100
+l = 1e-9
+"#);
+        assert_eq!(s.ports.len(), 2);
+        let p = &s.ports[0];
+        assert_eq!((p.axis, p.impedance, p.excite), (2, 73.0, true));
+        // No waveform: from [frequencies], a gaussian up to the band's top.
+        assert!(matches!(
+            p.waveform.as_ref().map(|w| &w.shape),
+            Some(WaveShape::Gaussian { .. })
+        ));
+        assert_eq!(
+            (s.ports[1].axis, s.ports[1].excite, s.ports[1].impedance),
+            (2, false, 50.0)
+        );
+        assert_eq!(s.lumped[0].name, "lumped1");
+        assert_eq!(
+            (s.lumped[0].axis, s.lumped[0].r, s.lumped[0].l, s.lumped[0].c),
+            (1, Some(100.0), Some(1e-9), None)
+        );
+        assert_eq!(s.frequency_list().len(), 11);
+        assert_eq!(s.frequency_list()[10], 2e9);
+        assert_eq!(s.decay_db(), Some(crate::DEFAULT_DECAY_DB));
+        let t = ok("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ndecay_db = 40\n[frequencies]\nlist = [1e9, 3e9]\n");
+        assert_eq!((t.decay_db(), t.frequency_list()), (Some(40.0), vec![1e9, 3e9]));
+        let u = ok("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n");
+        assert_eq!(u.decay_db(), None);
+    }
+
+    #[test]
     fn minimal_scene_gets_defaults() {
         let s = ok("[domain]\ncell = 1e-3\nsize = [0.1, 0.07, 0.03]\n[time]\nsteps = 100\n");
         // 0.07/1e-3 = 70.00000000000001 in floating point: still 70 cells.
@@ -1845,6 +2149,19 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.01 }\nbox = { min = [0, 0, 0], max = [0.01, 0.01, 0.01] }\n", &["snapshots[0].box: both \"plane\" and \"box\" are given"], 8, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"w\", position = 0.01 }\n", &["snapshots[0].plane.axis: unknown axis \"w\"", "expected one of \"x\", \"y\", \"z\""], 7, 18),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\nplane = { axis = \"z\", position = 0.5 }\n", &["snapshots[0].plane.position: plane z = 0.5 m is outside the domain (0 to 0.04 m)"], 7, 34),
+        // --- ports, lumped elements, frequencies
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.01]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: zero-length port"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.0104]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: start and end snap to the same grid node", "move end at least one cell"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.05, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].start: position [0.05, 0.01, 0.01] m is outside the domain"], 7, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.011, 0.01, 0.011]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n", &["ports[0].end: start and end differ along x and z", "give `axis`"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.012]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n[[ports]]\nstart = [0.01, 0.01, 0.011]\nend = [0.01, 0.01, 0.013]\n", &["ports[1]: `port2` shares cell edges with `port1`"], 12, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nimpedence = 50\n", &["ports[0].impedence: unknown key \"impedence\"", "did you mean \"impedance\"?"], 9, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["ports[0]: a driven port needs a waveform", "[frequencies]"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nc = 1e-12\ntopology = \"series\"\n", &["lumped[0].topology: series RLC elements are not implemented yet"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["lumped[0]: a lumped element needs at least one of r, l, c"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 2e9\nstop = 1e9\n", &["frequencies.stop: stop (1e9 Hz) is below start (2e9 Hz)"], 8, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\ndecay_db = -3\n", &["time.decay_db: must be >= 0 (got -3)"], 6, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"port\"\n", &["sources[0].type: a lumped port is not a source type", "[[ports]]"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\ncompnents = [\"Ez\"]\n", &["snapshots[0].compnents: unknown key \"compnents\"", "did you mean \"components\"?"], 7, 1),
     ];
 
@@ -1977,7 +2294,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             let scene = Scene::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
             let name = path.display();
             assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
-            assert!(!scene.sources.is_empty() && !scene.probes.is_empty() && !scene.snapshots.is_empty());
+            let driven = scene.ports.iter().any(|p| p.excite);
+            assert!((!scene.sources.is_empty() || driven) && !scene.probes.is_empty() && !scene.snapshots.is_empty());
             // Discretised, timed and checked for live sources in `fdtd-core` (tests/scenes.rs).
             count += 1;
         }

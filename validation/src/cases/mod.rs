@@ -26,6 +26,7 @@ pub mod energy;
 pub mod fresnel;
 pub mod lossy;
 pub mod monitors;
+pub mod ports;
 pub mod sources;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
@@ -283,6 +284,10 @@ pub const ALL: &[Case] = &[
     lossy::CASE,
     monitors::SIGNAL,
     monitors::FLUX,
+    ports::MATCHED,
+    ports::TWO_PORT,
+    ports::LC,
+    ports::DIPOLE,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

@@ -7,6 +7,7 @@ use fdtd::model::Model;
 use fdtd::plan::human_bytes;
 use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
 use fdtd::session::{self, SceneSource};
+use fdtd::Component;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -105,8 +106,9 @@ fn print_report(scene: &Scene, model: &Model) {
         outln!("  {:<32} {}", c.label(), c.amount());
     }
 
-    outln!("sources ({})", model.sources.len());
-    for s in &model.sources {
+    let port_edges = model.sources.iter().filter(|s| s.name.starts_with("port ")).count();
+    outln!("sources ({})", model.sources.len() - port_edges);
+    for s in model.sources.iter().filter(|s| !s.name.starts_with("port ")) {
         let kind = match s.kind {
             SourceKind::Current => "current",
             SourceKind::Hard => "hard",
@@ -123,6 +125,55 @@ fn print_report(scene: &Scene, model: &Model) {
             s.component,
             s.index,
             hz(s.waveform.max_frequency())
+        );
+    }
+
+    if !model.ports.is_empty() {
+        outln!(
+            "ports ({}), evaluated at {} frequencies",
+            model.ports.len(),
+            model.frequencies.len()
+        );
+    }
+    for p in &model.ports {
+        let role = if p.driven { "driven" } else { "matched load" };
+        let first = p.edges.first().copied().unwrap_or_default();
+        outln!(
+            "  {:<16} {role}, Z0 = {} Ω: {} {} edge(s) ({} in series × {} in parallel) from index {:?}, R = {} Ω per edge",
+            p.name,
+            sig(p.z0, 4),
+            p.edges.len(),
+            p.component(),
+            p.series,
+            p.columns,
+            first,
+            sig(p.r_edge, 4)
+        );
+    }
+    if !model.lumped.is_empty() {
+        outln!("lumped elements ({})", model.lumped.len());
+    }
+    for l in &model.lumped {
+        let mut parts = Vec::new();
+        if let Some(r) = l.r_edge {
+            parts.push(format!("R = {} Ω", sig(r, 4)));
+        }
+        if let Some(x) = l.l_edge {
+            parts.push(format!("L = {}", si(x, "H")));
+        }
+        if let Some(c) = l.c_edge {
+            parts.push(format!("C = {}", si(c, "F")));
+        }
+        let first = l.edges.first().copied().unwrap_or_default();
+        outln!(
+            "  {:<16} {} {} edge(s) ({} × {}) from index {:?}, per edge: {}",
+            l.name,
+            l.edges.len(),
+            Component::ALL[l.axis],
+            l.series,
+            l.columns,
+            first,
+            parts.join(", ")
         );
     }
 
@@ -357,6 +408,15 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         "probes": probes,
         "snapshots": snapshots,
         "monitors": monitors,
+        "ports": model.ports.iter().map(|p| json!({
+            "name": p.name, "z0": p.z0, "driven": p.driven, "axis": p.component().name(),
+            "edges": p.edges, "series": p.series, "parallel": p.columns, "r_edge": p.r_edge,
+        })).collect::<Vec<Value>>(),
+        "lumped": model.lumped.iter().map(|l| json!({
+            "name": l.name, "axis": fdtd::Component::ALL[l.axis].name(), "edges": l.edges,
+            "r_edge": l.r_edge, "l_edge": l.l_edge, "c_edge": l.c_edge,
+        })).collect::<Vec<Value>>(),
+        "frequencies": model.frequencies.len(),
         "output_bytes": session::resources::output_bytes(&scene, &model, 0),
         "checkpoint_bytes": fdtd::runner::checkpoint_bytes(&model),
         "resolution": model.resolution.map(|(f, cpw)| json!({ "frequency": f, "cells_per_wavelength": cpw })),

@@ -259,6 +259,9 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
             "sources": sources,
             "probes": probe_json,
             "snapshots": snap_json,
+            "end_reason": r.end_reason,
+            "decay_db": r.decay_db,
+            "decayed_at_step": r.decayed_at_step,
             "ports": f.ports.iter().map(|p| {
                 let band = band_below(&p.frequency, &p.s_db, -10.0);
                 json!({
@@ -374,6 +377,14 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                 c.frames
             );
         }
+    }
+    if let Some(reason) = &r.end_reason {
+        let how = match (reason.as_str(), r.decayed_at_step, r.decay_db) {
+            ("decayed", Some(k), Some(db)) => format!("the field energy decayed {} dB at step {k}", sig(db, 3)),
+            ("max_steps", _, Some(db)) => format!("the maximum duration, before the energy decayed {} dB", sig(db, 3)),
+            (other, _, _) => other.to_string(),
+        };
+        outln!("end        {how}");
     }
     if !f.ports.is_empty() {
         outln!("ports ({})", f.ports.len());

@@ -20,6 +20,7 @@ mod info;
 mod out;
 mod plot;
 mod run;
+mod summary;
 mod sweep;
 mod validate;
 

@@ -208,14 +208,24 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         report.output.display()
     );
     if report.contents.is_empty() {
-        line.push_str(" (attributes only: the scene has no probes or snapshots)");
+        line.push_str(" (attributes only: the scene has no probes, snapshots or ports)");
     } else {
         line.push_str(&format!(" ({})", report.contents.join("; ")));
     }
     if let Some(x) = &report.companion {
         line.push_str(&format!(" and {}", x.display()));
     }
+    for x in &report.result_files {
+        line.push_str(&format!(", {}", x.display()));
+    }
     outln!("{line}");
+    for l in super::summary::lines(&report) {
+        if let Some(w) = l.strip_prefix("warning: ") {
+            errln!("warning: {w}");
+        } else {
+            outln!("{l}");
+        }
+    }
     if summary.outcome == Outcome::Finished && all_zero(&report.output) {
         errln!(
             "warning: every probe sample and snapshot value in {} is exactly zero: check the sources (frequency \

@@ -57,6 +57,16 @@ impl CoefTable {
         })
     }
 
+    /// The row of `props` (an existing one if equal, else a new one): lumped elements and
+    /// ports add their loads to the averaged material of their edges.
+    pub(super) fn e_row(&mut self, props: Option<(f64, f64)>, dt: f64) -> u16 {
+        if let Some(i) = self.e_props.iter().position(|p| *p == props) {
+            return i as u16;
+        }
+        let mut cache = HashMap::new();
+        self.e_index(props, dt, &mut cache)
+    }
+
     fn h_index(&mut self, mu_r: f64, dt: f64, cache: &mut HashMap<u64, u16>) -> u16 {
         *cache.entry(mu_r.to_bits()).or_insert_with(|| {
             self.h.push((dt / (MU0 * mu_r)) as f32);
@@ -256,7 +266,9 @@ pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
     let fmax = scene
         .sources
         .iter()
-        .map(|s| s.waveform.max_frequency())
+        .map(|s| &s.waveform)
+        .chain(scene.ports.iter().filter_map(|p| p.waveform.as_ref()))
+        .map(|w| w.max_frequency())
         .fold(0.0, f64::max);
     if fmax <= 0.0 {
         return None;

@@ -4,12 +4,14 @@
 //! same `Model`, so they run the same update equations on the same numbers.
 mod cpml;
 mod grid;
+mod lumped;
 mod materials;
 mod points;
 pub mod thin;
 
 pub use cpml::{CpmlLayer, Profile};
 pub use grid::Grid;
+pub use lumped::{LumpedModel, PortModel};
 pub use materials::{paint as cell_materials, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
@@ -57,6 +59,14 @@ pub struct Model {
     pub snapshots: Vec<SnapshotRegion>,
     /// Frequency-domain monitors and far-field boxes (one DFT pass each).
     pub monitors: Vec<crate::monitors::Monitor>,
+    /// Lumped ports (their sources are in `sources`, named `port NAME edge K`).
+    pub ports: Vec<PortModel>,
+    /// Lumped R, L, C elements (R and C live in the coefficient rows of their edges).
+    pub lumped: Vec<LumpedModel>,
+    /// Frequencies (Hz) where port results are evaluated ([`Scene::frequency_list`]).
+    pub frequencies: Vec<f64>,
+    /// End criterion: stop when the field energy has fallen this many dB below its peak.
+    pub decay_db: Option<f64>,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
     /// What one step does, with every range (built last, from everything above).
@@ -86,6 +96,12 @@ pub enum ModelError {
     NoSteps,
     #[error("monitor `{name}` {message}")]
     Monitor { name: String, message: String },
+    #[error("{what} `{name}`: {why}")]
+    Element {
+        what: &'static str,
+        name: String,
+        why: String,
+    },
 }
 
 impl Model {
@@ -109,6 +125,10 @@ impl Model {
             probes: self.probes.clone(),
             snapshots: Vec::new(),
             monitors: self.monitors.clone(),
+            ports: self.ports.clone(),
+            lumped: self.lumped.clone(),
+            frequencies: self.frequencies.clone(),
+            decay_db: self.decay_db,
             resolution: self.resolution,
             schedule: self.schedule.clone(),
         }
@@ -153,8 +173,14 @@ impl Model {
         let (mut coefs, mut mat) = materials::build(scene, &grid)?;
         // Wires, plates and PEC solids thinner than a cell: PEC edges (thin.rs).
         thin::apply(scene, &grid, &mut coefs, &mut mat);
+        let lumped::Elements {
+            ports,
+            lumped,
+            sources: port_sources,
+        } = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
-        let sources = points::sources(scene, &grid, &coefs, &mat)?;
+        let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
+        sources.extend(port_sources);
         let probes = points::probes(scene, &grid)?;
         let snapshots = points::snapshots(scene, &grid);
         let monitors = crate::monitors::build(scene, &grid)?;
@@ -170,6 +196,10 @@ impl Model {
             probes,
             snapshots,
             monitors,
+            ports,
+            lumped,
+            frequencies: scene.frequency_list(),
+            decay_db: scene.decay_db(),
             resolution,
             schedule: Schedule::default(),
         };

@@ -209,3 +209,83 @@ fn points_on_the_domain_faces_snap_inside() {
     assert_eq!(points::snap(Component::Ex, [0.0; 3], &g), Some([0, 0, 0]));
     assert_eq!(points::snap(Component::Ex, [0.01; 3], &g), Some([9, 10, 10]));
 }
+
+#[test]
+fn ports_and_lumped_elements_load_their_edges() {
+    // A z port of 2 series edges × 2 parallel columns (y = 4, 5 mm), end below start.
+    let m = model(
+        r#"
+[[ports]]
+name = "p"
+start = [0.005, 0.004, 0.005]
+end = [0.005, 0.005, 0.003]
+axis = "z"
+impedance = 100
+[ports.waveform]
+type = "ricker"
+frequency = 1e9
+[[lumped]]
+name = "rc"
+start = [0.008, 0.004, 0.003]
+end = [0.008, 0.004, 0.004]
+r = 200
+c = 1e-12
+l = 2e-9
+"#,
+        "all = \"pec\"",
+    );
+    let p = &m.ports[0];
+    assert_eq!((p.axis, p.series, p.columns, p.sign), (2, 2, 2, -1.0));
+    assert_eq!(p.edges, vec![[5, 4, 3], [5, 4, 4], [5, 5, 3], [5, 5, 4]]);
+    assert_relative_eq!(p.r_edge, 100.0);
+    // The loop around the 2-node-wide cross-section at the middle layer (z index 4):
+    // 2 Hy samples on each x side, 1 Hx sample on each y side.
+    assert_eq!(p.loop_h.len(), 6);
+    assert!(p.loop_h.iter().all(|(_, at, _)| at[2] == 4));
+    let d = 1e-3;
+    let sigma = d / (100.0 * d * d);
+    let flat = m.grid.idx(5, 4, 3);
+    let row = m.mat[Component::Ez.index()][flat] as usize;
+    let (eps, sig) = m.coefs.e_props[row].unwrap();
+    assert_relative_eq!(eps, 1.0);
+    assert_relative_eq!(sig, sigma, max_relative = 1e-12);
+    // One Norton source per edge: −cb/vol·(sign·l/(R·M)).
+    let srcs: Vec<_> = m.sources.iter().filter(|s| s.name.starts_with("port p ")).collect();
+    assert_eq!(srcs.len(), 4);
+    let cb = m.coefs.e[row][1] as f64;
+    assert_relative_eq!(
+        srcs[0].scale,
+        -cb / (d * d * d) * (-d / 200.0), // sign −1
+        max_relative = 1e-12
+    );
+    // V = −sign·l·ΣE/M: E = 1 V/m on all 4 edges (2 per column) gives 2·l.
+    assert_relative_eq!(p.voltage(&[1.0; 4]), 2.0 * d);
+    let l = &m.lumped[0];
+    let (eps, sig) = m.coefs.e_props[m.mat[2][m.grid.idx(8, 4, 3)] as usize].unwrap();
+    assert_relative_eq!(sig, d / (200.0 * d * d), max_relative = 1e-12);
+    assert_relative_eq!(eps, 1.0 + 1e-12 * d / (crate::EPS0 * d * d), max_relative = 1e-12);
+    assert_relative_eq!(l.l_coef.unwrap() as f64, (m.grid.dt * d / (2e-9 * d * d)) as f32 as f64);
+    let names: Vec<&str> = m.schedule.passes.iter().map(|p| p.pass.name()).collect();
+    assert_eq!(names, ["sources_e", "lumped_l", "ports"]);
+    assert_eq!(m.decay_db, Some(crate::scene::DEFAULT_DECAY_DB));
+}
+
+#[test]
+fn a_port_inside_pec_or_on_a_face_is_refused() {
+    let text = |start: &str, end: &str| {
+        format!(
+            "[domain]\ncell = 1e-3\ncells = [12, 10, 8]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n\
+             [[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.004, 0.004, 0.002]\nmax = [0.006, 0.006, 0.006]\n\
+             [[ports]]\nname = \"p\"\nstart = {start}\nend = {end}\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n"
+        )
+    };
+    let err = |t: String| {
+        Model::discretize(&Scene::parse(&t, "t.toml").unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(text("[0.005, 0.005, 0.003]", "[0.005, 0.005, 0.004]"));
+    assert!(e.contains("port `p`") && e.contains("inside a PEC object"), "{e}");
+    let e = err(text("[0.0, 0.005, 0.003]", "[0.0, 0.005, 0.004]"));
+    assert!(e.contains("boundary face"), "{e}");
+}

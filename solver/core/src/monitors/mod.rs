@@ -160,20 +160,31 @@ fn err(name: &str, message: impl Into<String>) -> ModelError {
     }
 }
 
-/// The scene's default frequencies for monitors without their own: the sources' band,
-/// 21 points from a twentieth of the top to half of it (`max_frequency` is the −40 dB
-/// point). To be replaced by the scene's `[frequencies]` where it has one.
+/// The scene's default frequencies for monitors without their own: its `[frequencies]`
+/// when it has them, else the excitation band, 21 points from a twentieth of the top to
+/// half of it (`max_frequency` is the −40 dB point).
 pub fn default_frequencies(scene: &Scene) -> Vec<f64> {
-    let top = scene
-        .sources
-        .iter()
-        .map(|s| s.waveform.max_frequency())
-        .fold(0.0, f64::max);
+    if let Some(f) = &scene.frequencies {
+        return f.values();
+    }
+    let top = excitation_top(scene);
     if top <= 0.0 {
         return Vec::new();
     }
     let (lo, hi) = (top / 20.0, top / 2.0);
     (0..21).map(|i| lo + (hi - lo) * i as f64 / 20.0).collect()
+}
+
+/// The highest significant frequency of every excitation: point sources and driven ports.
+pub fn excitation_top(scene: &Scene) -> f64 {
+    let ports = scene.ports.iter().filter_map(|p| p.waveform.as_ref());
+    scene
+        .sources
+        .iter()
+        .map(|s| &s.waveform)
+        .chain(ports)
+        .map(|w| w.max_frequency())
+        .fold(0.0, f64::max)
 }
 
 /// The decimation for frequencies up to `fmax` at time step `dt`.
@@ -187,11 +198,7 @@ pub fn decimation(fmax: f64, dt: f64) -> usize {
 /// Every monitor and far-field box of the scene, on `grid`.
 pub fn build(scene: &Scene, grid: &Grid) -> Result<Vec<Monitor>, ModelError> {
     let defaults = default_frequencies(scene);
-    let source_top = scene
-        .sources
-        .iter()
-        .map(|s| s.waveform.max_frequency())
-        .fold(0.0, f64::max);
+    let source_top = excitation_top(scene);
     let mut out = Vec::new();
     let freqs_of = |name: &str, f: &Option<crate::scene::Frequencies>, farfield: bool| {
         let v = match f {

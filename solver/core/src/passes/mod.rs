@@ -1,5 +1,6 @@
 //! The passes every model gets from its scene: point sources and probes. Each lives in
 //! its own file with its CPU code, and its WGSL kernel in `shaders/passes/`.
+pub mod lumped;
 pub mod probes;
 pub mod sources;
 
@@ -17,12 +18,19 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
             out.push(Arc::new(s));
         }
     }
+    // After the electric sources (ports' Norton currents): E −= cb·J_L on final E.
+    if let Some(l) = lumped::Inductors::new(model) {
+        out.push(Arc::new(l));
+    }
     if let Some(p) = probes::Probes::new(model) {
         out.push(Arc::new(p));
     }
     // Frequency-domain monitors: one DFT pass each, after the probes (end of step).
     for m in &model.monitors {
         out.push(Arc::new(crate::monitors::dft::Dft::new(model, m)));
+    }
+    if let Some(p) = lumped::PortSampler::new(model) {
+        out.push(Arc::new(p));
     }
     out
 }

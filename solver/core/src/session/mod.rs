@@ -47,6 +47,7 @@ use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
 use crate::plan::Plan;
+use crate::results::RunResults;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
 use crate::scene::Scene;
 use std::fmt;
@@ -796,8 +797,16 @@ impl Prepared {
             events: events
                 .clone()
                 .map(|cb| -> EventSink { Box::new(move |e: &RunEvent| cb(&SessionEvent::Run(e.clone()))) }),
+            // The end criterion's peak so far (a resumed run).
+            energy_peak: if start > 0 { output.energy_peak() } else { 0.0 },
             ..RunOptions::default()
         };
+        let mut run_opts = run_opts;
+        if start > 0 && model.decay_db.is_some() && !model.ports.is_empty() {
+            if let Ok(Some(series)) = output.port_series(&model) {
+                (run_opts.port_peak, run_opts.port_recent) = runner::resume_port_levels(&model, &series, start);
+            }
+        }
         let mut progress = request.progress.take();
         let result = runner::run(
             &model,
@@ -827,27 +836,19 @@ impl Prepared {
                 })));
             }
         };
-        // Frequency-domain results of a finished run (monitors, far-field surfaces).
-        let mut results = crate::results::RunResults::default();
+        // Frequency-domain results of a finished run: the monitors' state (read from the
+        // backend), the ports (from the complete V/I series), then the far fields (which
+        // need the driven port's powers for gain).
+        let mut monitors = crate::results::RunResults::default();
         if summary.outcome == Outcome::Finished && !model.monitors.is_empty() {
-            let written = results::monitor_results(&model, backend.as_mut())
-                .map_err(|error| RunError::Backend {
-                    step: model.grid.steps,
-                    error,
-                    saved: None,
-                })
-                .and_then(|r| {
-                    output.write_results(&r).map_err(|e| {
-                        RunError::Sink(crate::runner::SinkError {
-                            no_space: e.kind == output::OutputErrorKind::NoSpace,
-                            message: e.message,
-                        })
-                    })?;
-                    Ok(r)
-                });
-            match written {
-                Ok(r) => results = r,
+            match results::monitor_results(&model, backend.as_mut()) {
+                Ok(r) => monitors = r,
                 Err(error) => {
+                    let error = RunError::Backend {
+                        step: summary.steps_done,
+                        error,
+                        saved: None,
+                    };
                     let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
                     return Err(SessionError::Run(Box::new(RunFailure {
                         error,
@@ -860,6 +861,13 @@ impl Prepared {
                 }
             }
         }
+        let (results, result_files) = match finish_results(&model, &summary, output.as_mut(), monitors) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = output.fail(&e.to_string());
+                return Err(SessionError::Finish(e));
+            }
+        };
         let contents = output.contents();
         let companion = output.companion();
         let run_id = output.run_id();
@@ -892,8 +900,36 @@ impl Prepared {
             advice,
             memory,
             results,
+            result_files,
+            decay_db: model.decay_db,
         })
     }
+}
+
+/// The end of a run that was not stopped by an error: its end criterion recorded and,
+/// when finished, the port results computed from the complete series and written.
+fn finish_results(
+    model: &Model,
+    summary: &RunSummary,
+    output: &mut dyn Output,
+    monitors: RunResults,
+) -> Result<(RunResults, Vec<PathBuf>), OutputFailure> {
+    output.record_end(model, summary)?;
+    let mut results = monitors;
+    if summary.outcome != Outcome::Finished {
+        return Ok((results, Vec::new()));
+    }
+    if !model.ports.is_empty() && !model.frequencies.is_empty() {
+        if let Some(series) = output.port_series(model)? {
+            results.ports = crate::ports::results(model, &series);
+        }
+    }
+    results.farfields = results.surfaces.iter().flat_map(|rec| results::far_fields(rec, &results.ports)).collect();
+    if results.ports.is_empty() && results.monitors.is_empty() && results.surfaces.is_empty() {
+        return Ok((results, Vec::new()));
+    }
+    let files = output.write_results(model, &results)?;
+    Ok((results, files))
 }
 
 /// How a run that was not stopped by an error ended.
@@ -914,8 +950,13 @@ pub struct RunReport {
     pub advice: Option<ResumeAdvice>,
     /// Planned and measured memory.
     pub memory: MemoryReport,
-    /// Frequency-domain results (monitors, far fields) of a finished run.
-    pub results: crate::results::RunResults,
+    /// The frequency-domain results of a finished run (ports; monitors and far fields
+    /// where the scene has them).
+    pub results: RunResults,
+    /// Files written beside the output with the results (Touchstone, CSV).
+    pub result_files: Vec<PathBuf>,
+    /// The end criterion of the run (dB below the energy peak), if it had one.
+    pub decay_db: Option<f64>,
 }
 
 impl RunReport {

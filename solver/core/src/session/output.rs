@@ -2,7 +2,8 @@
 //! resume, inspected and closed. The HDF5 implementation lives in `fdtd-io`
 //! (`Hdf5Format`), so that this crate needs no file-format library.
 use crate::model::Model;
-use crate::runner::{Outcome, Sink};
+use crate::results::RunResults;
+use crate::runner::{Outcome, PortSeries, RunSummary, Sink};
 use crate::scene::Scene;
 pub use crate::session::resources::MemoryReport;
 use std::path::{Path, PathBuf};
@@ -73,11 +74,29 @@ pub trait Output: Sink {
         let _ = memory;
         Ok(())
     }
-    /// Write the frequency-domain results of a finished run (before [`Output::finish`]);
-    /// only their non-empty parts. The default writes nothing.
-    fn write_results(&mut self, results: &crate::results::RunResults) -> Result<(), OutputFailure> {
-        let _ = results;
+    /// Every port's complete (V, I) series, one value per step from step 0 (a resumed
+    /// run's earlier part included), for the port results; None when the format cannot
+    /// give them back (then the run has no port results).
+    fn port_series(&mut self, model: &Model) -> Result<Option<PortSeries>, OutputFailure> {
+        let _ = model;
+        Ok(None)
+    }
+    /// The peak field energy recorded before a resumed run's first step (see
+    /// [`Sink::energy`]); 0 when none.
+    fn energy_peak(&mut self) -> f64 {
+        0.0
+    }
+    /// Record how a run that was not stopped by an error ended (end criterion) before
+    /// [`Output::finish`].
+    fn record_end(&mut self, model: &Model, summary: &RunSummary) -> Result<(), OutputFailure> {
+        let _ = (model, summary);
         Ok(())
+    }
+    /// Write the frequency-domain results of a finished run (before [`Output::finish`]);
+    /// returns the files written beside the output (Touchstone, CSV).
+    fn write_results(&mut self, model: &Model, results: &RunResults) -> Result<Vec<PathBuf>, OutputFailure> {
+        let _ = (model, results);
+        Ok(Vec::new())
     }
     /// Record how the run ended (complete or interrupted) and close the file.
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure>;

@@ -485,6 +485,14 @@ pub fn output_bytes_in(scene: &Scene, model: &Model, from: usize, layout: ProbeL
             + 8;
         bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
     }
+    // Ports: V, I, time, time_h (f64) per step, and the results (about 12 f64 per
+    // frequency); the end criterion's energy record.
+    let left = steps.saturating_sub(from) as u64;
+    let per_port = left * 32 + model.frequencies.len() as u64 * 96;
+    bytes = bytes.saturating_add(per_port.saturating_mul(model.ports.len() as u64));
+    if model.decay_db.is_some() {
+        bytes = bytes.saturating_add(left / 4);
+    }
     if from == 0 {
         // The `scene` and `scene_path` attributes.
         bytes = bytes.saturating_add((scene.text.len() + scene.path.as_os_str().len()) as u64);

@@ -25,16 +25,20 @@ pub fn monitor_results(model: &Model, backend: &mut dyn Backend) -> Result<RunRe
                 phi_step,
                 surfaces,
             };
-            out.farfields.extend(far_fields(&rec));
             out.surfaces.push(rec);
         }
     }
     Ok(out)
 }
 
-/// The far field of a recorded box, one per frequency: the near-to-far-field transform
-/// (`crate::farfield`), wired here once it lands. Until then, none.
-pub fn far_fields(rec: &FarFieldRecording) -> Vec<FarField> {
-    let _ = rec;
-    Vec::new()
+/// The far field of a recorded box, one per frequency (the near-to-far-field transform,
+/// [`crate::farfield`]), with gain and realized gain from the driven port among `ports`.
+pub fn far_fields(rec: &FarFieldRecording, ports: &[crate::results::PortResult]) -> Vec<FarField> {
+    crate::farfield::compute_all(
+        &rec.name,
+        &rec.surfaces,
+        &crate::farfield::grid(rec.theta_step, 180.0),
+        &crate::farfield::grid(rec.phi_step, 360.0),
+        ports,
+    )
 }

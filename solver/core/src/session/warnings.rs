@@ -42,8 +42,11 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     let mut out = Vec::new();
     let g = &model.grid;
     let t_end = g.steps as f64 * g.dt;
-    if scene.sources.is_empty() {
-        out.push("the scene has no sources: every field stays zero (add a [[sources]] entry)".to_string());
+    if scene.sources.is_empty() && !scene.ports.iter().any(|p| p.excite) {
+        out.push(
+            "the scene has no sources: every field stays zero (add a [[sources]] entry or a driven [[ports]] entry)"
+                .to_string(),
+        );
     }
     // Objects that leave no trace on the grid, wire radii a cylinder describes better.
     out.extend(crate::model::thin::warnings(scene, g));

@@ -331,12 +331,15 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  [sources.waveform]\ntype = \"gaussian_derivative\"\nfrequency = 1e9\namplitude = 1e-3\n\
                  [[probes]]\nname = \"rx\"\nposition = [0.004, 0.004, 0.004]\ncomponents = [\"Ez\"]\n\
                  [[monitors]]\nname = \"m\"\ntype = \"dft\"\nfrequencies = [1e9]\n\
-                 plane = { axis = \"z\", position = 0.004 }\n";
+                 plane = { axis = \"z\", position = 0.004 }\n\
+                 [[ports]]\nname = \"p\"\nstart = [0.002, 0.002, 0.002]\nend = [0.002, 0.002, 0.003]\n\
+                 [ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n\
+                 [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::model::Model::discretize(&scene).expect("test model");
     assert!(
-        model.schedule.passes.len() >= 3,
-        "sources, probes and the monitor are passes"
+        model.schedule.passes.len() >= 5,
+        "sources, probes, the monitor, the port sampler and inductors are passes"
     );
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();

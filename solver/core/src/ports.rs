@@ -1,0 +1,328 @@
+//! Port results: from the V and I time series of every port to Z, S and powers at the
+//! model's frequencies, and the one-screen summary of a port (resonances, best match,
+//! −10 dB bandwidth).
+//!
+//! Transforms follow `results.rs`: X(f) = Σ_n x(t_n)·e^{−j2πf t_n}·Δt in f64, with the
+//! sample's own time: V after step n at (n+1)·dt, I at (n+½)·dt (the half-step
+//! correction of the current is therefore exact: each series is transformed at its own
+//! times).
+use crate::model::Model;
+use crate::results::PortResult;
+use num_complex::Complex64;
+use std::f64::consts::TAU;
+
+/// X(f) = Σ_n x_n·e^{−j2πf(t0 + n·dt)}·dt for every f of `freqs`.
+pub fn dft(x: &[f64], t0: f64, dt: f64, freqs: &[f64]) -> Vec<Complex64> {
+    freqs
+        .iter()
+        .map(|&f| {
+            // A rotating phasor, re-synchronised every 512 samples (keeps f64 exact to ~1e-13).
+            let step = Complex64::from_polar(1.0, -TAU * f * dt);
+            let mut acc = Complex64::new(0.0, 0.0);
+            let mut w = Complex64::new(1.0, 0.0);
+            for (n, &v) in x.iter().enumerate() {
+                if n % 512 == 0 {
+                    let t = t0 + n as f64 * dt;
+                    w = Complex64::from_polar(1.0, -TAU * (f * t).fract());
+                }
+                acc += w * v;
+                w *= step;
+            }
+            acc * dt
+        })
+        .collect()
+}
+
+/// Every port's result from its full V and I series (one value per step from step 0),
+/// at `model.frequencies`. S is relative to the driven port's incident wave and powers
+/// are per 1 W incident there; without a driven port, S is each port's own reflection
+/// b/a and powers are raw.
+pub fn results(model: &Model, series: &[(Vec<f64>, Vec<f64>)]) -> Vec<PortResult> {
+    let dt = model.grid.dt;
+    let freq = model.frequencies.clone();
+    let mut out: Vec<PortResult> = model
+        .ports
+        .iter()
+        .zip(series)
+        .map(|(p, (v, i))| {
+            let vf = dft(v, dt, dt, &freq);
+            let if_ = dft(i, 0.5 * dt, dt, &freq);
+            let z0 = p.z0;
+            let k = 1.0 / (2.0 * z0.sqrt());
+            let a: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v + i * z0) * k).collect();
+            let b: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v - i * z0) * k).collect();
+            let z = vf.iter().zip(&if_).map(|(v, i)| v / i).collect();
+            PortResult {
+                name: p.name.clone(),
+                z0,
+                driven: p.driven,
+                freq: freq.clone(),
+                v: vf,
+                i: if_,
+                z,
+                a,
+                b,
+                ..PortResult::default()
+            }
+        })
+        .collect();
+    let driven = out.iter().position(|r| r.driven);
+    let a_ref: Option<Vec<Complex64>> = driven.map(|d| out[d].a.clone());
+    for r in &mut out {
+        let a_ref = a_ref.clone().unwrap_or_else(|| r.a.clone());
+        let norm: Vec<f64> = match driven {
+            Some(_) => a_ref.iter().map(|a| a.norm_sqr()).collect(),
+            None => vec![2.0; a_ref.len()],
+        };
+        r.s = r.b.iter().zip(&a_ref).map(|(b, a)| b / a).collect();
+        r.p_inc = r.a.iter().zip(&norm).map(|(a, n)| a.norm_sqr() / n).collect();
+        r.p_acc =
+            r.a.iter()
+                .zip(&r.b)
+                .zip(&norm)
+                .map(|((a, b), n)| (a.norm_sqr() - b.norm_sqr()) / n)
+                .collect();
+    }
+    out
+}
+
+/// |S| in dB.
+pub fn db(s: Complex64) -> f64 {
+    20.0 * s.norm().max(1e-300).log10()
+}
+
+/// What the run summary says about one port.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortSummary {
+    pub name: String,
+    pub driven: bool,
+    /// Resonances: frequencies where Im Z crosses zero (linear interpolation), with
+    /// Re Z there, and whether Im Z rises through zero (series resonance) or falls
+    /// (anti-resonance).
+    pub resonances: Vec<(f64, f64, bool)>,
+    /// Minimum |S| (dB) and its frequency (the driven port's own S is S11).
+    pub min_s_db: Option<(f64, f64)>,
+    /// The −10 dB band around the minimum (Hz), when |S| goes below −10 dB; an edge at
+    /// the end of the frequency range is that end.
+    pub band_10db: Option<(f64, f64)>,
+    /// Z at the minimum.
+    pub z_at_min: Option<Complex64>,
+}
+
+/// The summary of a port result.
+pub fn summarize(r: &PortResult) -> PortSummary {
+    let f = &r.freq;
+    let mut resonances = Vec::new();
+    for k in 1..r.z.len() {
+        let (x0, x1) = (r.z[k - 1].im, r.z[k].im);
+        if (x0 < 0.0 && x1 >= 0.0) || (x0 > 0.0 && x1 <= 0.0) {
+            let t = if x1 == x0 { 0.0 } else { x0 / (x0 - x1) };
+            let fr = f[k - 1] + t * (f[k] - f[k - 1]);
+            let re = r.z[k - 1].re + t * (r.z[k].re - r.z[k - 1].re);
+            resonances.push((fr, re, x1 > x0));
+        }
+    }
+    let sdb: Vec<f64> = r.s.iter().map(|&s| db(s)).collect();
+    let kmin = (0..sdb.len()).min_by(|&a, &b| sdb[a].total_cmp(&sdb[b]));
+    let min_s_db = kmin.map(|k| (f[k], sdb[k]));
+    let band_10db = kmin.filter(|&k| sdb[k] <= -10.0).map(|k| {
+        let cross = |i: usize, j: usize| {
+            // Where the dB curve crosses −10 between samples i (below) and j (above).
+            let t = (-10.0 - sdb[i]) / (sdb[j] - sdb[i]);
+            f[i] + t * (f[j] - f[i])
+        };
+        let mut lo = k;
+        while lo > 0 && sdb[lo - 1] <= -10.0 {
+            lo -= 1;
+        }
+        let mut hi = k;
+        while hi + 1 < sdb.len() && sdb[hi + 1] <= -10.0 {
+            hi += 1;
+        }
+        let flo = if lo == 0 { f[0] } else { cross(lo, lo - 1) };
+        let fhi = if hi + 1 == sdb.len() { f[hi] } else { cross(hi, hi + 1) };
+        (flo, fhi)
+    });
+    PortSummary {
+        name: r.name.clone(),
+        driven: r.driven,
+        resonances,
+        min_s_db: if r.driven { min_s_db } else { None },
+        band_10db: if r.driven { band_10db } else { None },
+        z_at_min: if r.driven { kmin.map(|k| r.z[k]) } else { None },
+    }
+}
+
+/// A Touchstone 1.1 file (`# Hz S RI R z0`) of the driven port's column: per frequency,
+/// S_{j,driven} for every port j. A one-port file is the usual `.s1p`; with more ports
+/// the columns of the ports that were not driven are unknown from one run and written
+/// as `nan` (noted in the header).
+pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
+    use std::fmt::Write;
+    let n = results.len();
+    let d = results.iter().position(|r| r.driven).unwrap_or(0);
+    let z0 = results.first().map_or(50.0, |r| r.z0);
+    let mut s = String::new();
+    let _ = writeln!(s, "! fdtd {} port result of {scene_name}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        s,
+        "! ports: {}",
+        results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    if n > 1 {
+        let _ = writeln!(
+            s,
+            "! one run drives port {} ({}): only column {} of the S-matrix is known; the other columns are nan",
+            d + 1,
+            results[d].name,
+            d + 1
+        );
+    }
+    if results.iter().any(|r| r.z0 != z0) {
+        let _ = writeln!(s, "! the ports' reference impedances differ; the header gives port 1's");
+    }
+    let _ = writeln!(s, "# Hz S RI R {}", z0);
+    let nf = results.first().map_or(0, |r| r.freq.len());
+    for k in 0..nf {
+        let _ = write!(s, "{:.9e}", results[0].freq[k]);
+        // Touchstone order: rows i, columns j (S_ij); for N = 2: S11 S21 S12 S22.
+        let entry = |i: usize, j: usize| -> Complex64 {
+            if j == d {
+                results[i].s[k]
+            } else {
+                Complex64::new(f64::NAN, f64::NAN)
+            }
+        };
+        let order: Vec<(usize, usize)> = if n == 2 {
+            vec![(0, 0), (1, 0), (0, 1), (1, 1)]
+        } else {
+            (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect()
+        };
+        // Three or more ports: each matrix row on its own line(s), at most 4 pairs a line.
+        for (i, j) in order {
+            let v = entry(i, j);
+            if n > 2 && (j % 4 == 0) && !(i == 0 && j == 0) {
+                s.push('\n');
+            }
+            let _ = write!(s, " {:.9e} {:.9e}", v.re, v.im);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The ports as CSV: one row per frequency, per port Re/Im Z, Re/Im S, |S| dB, P_inc, P_acc.
+pub fn csv(results: &[PortResult]) -> String {
+    use std::fmt::Write;
+    let mut s = String::from("frequency_hz");
+    for r in results {
+        for col in ["z_re", "z_im", "s_re", "s_im", "s_db", "p_inc", "p_acc"] {
+            let _ = write!(s, ",{}_{col}", r.name);
+        }
+    }
+    s.push('\n');
+    let nf = results.first().map_or(0, |r| r.freq.len());
+    for k in 0..nf {
+        let _ = write!(s, "{:.9e}", results[0].freq[k]);
+        for r in results {
+            let _ = write!(
+                s,
+                ",{:.9e},{:.9e},{:.9e},{:.9e},{:.6},{:.9e},{:.9e}",
+                r.z[k].re,
+                r.z[k].im,
+                r.s[k].re,
+                r.s[k].im,
+                db(r.s[k]),
+                r.p_inc[k],
+                r.p_acc[k]
+            );
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dft_of_a_sampled_exponential_matches_the_continuous_transform() {
+        // x(t) = exp(−t/τ) for t ≥ 0: X(f) = τ/(1 + j2πfτ) (sampling error O(dt²)).
+        let (tau, dt) = (1e-9, 1e-12);
+        let x: Vec<f64> = (0..40000).map(|n| (-(n as f64 * dt) / tau).exp()).collect();
+        let f = [1e8, 5e8, 2e9];
+        let got = dft(&x, 0.0, dt, &f);
+        for (g, f) in got.iter().zip(f) {
+            let want = Complex64::new(tau, 0.0) / Complex64::new(1.0, TAU * f * tau);
+            // The rectangle rule adds dt/2 (the sample at t = 0 counts fully).
+            assert!((g - want - dt / 2.0).norm() < 1e-4 * want.norm(), "{g} vs {want}");
+        }
+    }
+
+    #[test]
+    fn touchstone_layout() {
+        let port = |name: &str, driven: bool, s: f64| PortResult {
+            name: name.into(),
+            z0: 50.0,
+            driven,
+            freq: vec![1e9, 2e9],
+            s: vec![Complex64::new(s, 0.0); 2],
+            ..PortResult::default()
+        };
+        let one = touchstone(&[port("a", true, 0.5)], "x");
+        assert!(
+            one.contains("# Hz S RI R 50\n1.000000000e9 5.000000000e-1 0.000000000e0\n"),
+            "{one}"
+        );
+        // Two ports driven at port 2: S12 and S22 known, S11 and S21 nan (order S11 S21 S12 S22).
+        let two = touchstone(&[port("a", false, 0.1), port("b", true, 0.2)], "x");
+        let row = two.lines().find(|l| l.starts_with("2.0")).unwrap();
+        let v: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            (v[1], v[3], v[5], v[7]),
+            ("NaN", "NaN", "1.000000000e-1", "2.000000000e-1"),
+            "{two}"
+        );
+        // Three ports: one line per matrix row.
+        let three = touchstone(
+            &[port("a", true, 0.1), port("b", false, 0.2), port("c", false, 0.3)],
+            "x",
+        );
+        assert_eq!(
+            three.lines().filter(|l| !l.starts_with(['!', '#'])).count(),
+            6,
+            "{three}"
+        );
+    }
+
+    #[test]
+    fn summary_finds_resonance_minimum_and_band() {
+        // A series RLC around 1 GHz on a 50 Ω port.
+        let freq: Vec<f64> = (0..=200).map(|k| 0.5e9 + k as f64 * 5e6).collect();
+        let (r, l, c) = (50.0, 20e-9, 1.0 / ((TAU * 1e9).powi(2) * 20e-9));
+        let z: Vec<Complex64> = freq
+            .iter()
+            .map(|f| Complex64::new(r, TAU * f * l - 1.0 / (TAU * f * c)))
+            .collect();
+        let s: Vec<Complex64> = z.iter().map(|z| (z - 50.0) / (z + 50.0)).collect();
+        let res = PortResult {
+            name: "p".into(),
+            z0: 50.0,
+            driven: true,
+            freq,
+            z,
+            s,
+            ..PortResult::default()
+        };
+        let sum = summarize(&res);
+        assert_eq!(sum.resonances.len(), 1);
+        assert!((sum.resonances[0].0 - 1e9).abs() < 1e6);
+        assert!((sum.resonances[0].1 - 50.0).abs() < 1e-9);
+        let (fmin, dbmin) = sum.min_s_db.unwrap();
+        assert!((fmin - 1e9).abs() < 1e6 && dbmin < -40.0);
+        // |Γ| = 1/√10 where |X| = 2·50/3·... : the band is symmetric-ish around 1 GHz.
+        let (lo, hi) = sum.band_10db.unwrap();
+        assert!(lo < 1e9 && hi > 1e9 && hi - lo > 1e7, "{lo} {hi}");
+    }
+}
