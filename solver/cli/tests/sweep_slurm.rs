@@ -3,7 +3,7 @@
 //! by `scripts/slurm/stop.sh` from a drop guard, also when the test fails. A sweep runs as
 //! a job array (6 variants of a small dipole's arm length) with one variant made to fail
 //! (its output path is a directory); `status` and `collect` must report it with its exit
-//! code, and a resubmission runs only it. Then the shipped sweep of `scenes/antenna.toml`
+//! code, and a resubmission runs only it. Then the shipped sweep of `scenes/sweeps/dipole.toml`
 //! (7 arm lengths) runs as an array and its resonances must follow the arm length.
 //!
 //! Without the Slurm binaries (or not as root) the test is skipped with the reason,
@@ -216,12 +216,12 @@ fn sweep_runs_as_a_slurm_job_array_and_reports_the_failed_variant() {
     assert!(rows.iter().all(|r| r["state"] == "done"), "{rows:?}");
     check_resonances(&resonances(&rows));
 
-    // The shipped sweep: 7 arm lengths of scenes/antenna.toml (1 mm cells, as shipped),
+    // The shipped sweep: 7 arm lengths of scenes/sweeps/dipole.toml (1 mm cells, as shipped),
     // as a job array on the same cluster. The first resonance must fall with the arm,
     // f0·L/c near 0.46 (docs/sweeps.md), Re Z at resonance near 70 ohm.
     let ant = dir.join("antenna");
     std::fs::create_dir_all(ant.join("sweeps")).unwrap();
-    std::fs::copy(repo().join("scenes/antenna.toml"), ant.join("antenna.toml")).unwrap();
+    std::fs::copy(repo().join("scenes/sweeps/dipole.toml"), ant.join("sweeps/dipole.toml")).unwrap();
     std::fs::copy(
         repo().join("scenes/sweeps/antenna_arm.toml"),
         ant.join("sweeps/antenna_arm.toml"),

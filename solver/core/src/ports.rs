@@ -38,8 +38,13 @@ pub fn dft(x: &[f64], t0: f64, dt: f64, freqs: &[f64]) -> Vec<Complex64> {
 /// are per 1 W incident there; without a driven port, S is each port's own reflection
 /// b/a and powers are raw.
 pub fn results(model: &Model, series: &[(Vec<f64>, Vec<f64>)]) -> Vec<PortResult> {
+    results_at(model, series, &model.frequencies)
+}
+
+/// [`results`] at the frequencies `freq` (those of a monitor, say) instead of the model's.
+pub fn results_at(model: &Model, series: &[(Vec<f64>, Vec<f64>)], freq: &[f64]) -> Vec<PortResult> {
     let dt = model.grid.dt;
-    let freq = model.frequencies.clone();
+    let freq = freq.to_vec();
     let mut out: Vec<PortResult> = model
         .ports
         .iter()

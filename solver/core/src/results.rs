@@ -19,6 +19,9 @@ pub use crate::farfield::FarField;
 /// Everything a finished run computed in the frequency domain.
 #[derive(Clone, Debug, Default)]
 pub struct RunResults {
+    /// Monitors and far-field surfaces were scaled to 1 W incident at the driven port
+    /// (see the module doc); false: raw transforms.
+    pub per_watt_incident: bool,
     pub ports: Vec<PortResult>,
     pub monitors: Vec<MonitorResult>,
     pub farfields: Vec<FarField>,

@@ -72,7 +72,7 @@ pub fn write_monitors(root: &Group, r: &RunResults) -> hdf5::Result<()> {
     }
     let top = group(root, "monitors")?;
     for m in &r.monitors {
-        monitor(&top, m)?;
+        monitor(&top, m, r.per_watt_incident)?;
     }
     for s in &r.surfaces {
         surface(&top, s)?;
@@ -80,7 +80,7 @@ pub fn write_monitors(root: &Group, r: &RunResults) -> hdf5::Result<()> {
     Ok(())
 }
 
-fn monitor(top: &Group, m: &MonitorResult) -> hdf5::Result<()> {
+fn monitor(top: &Group, m: &MonitorResult, per_watt: bool) -> hdf5::Result<()> {
     let g = top.create_group(&m.name)?;
     attr_str(&g, "type", &m.kind)?;
     dataset(&g, "frequency", &[m.freq.len()], m.freq.clone())?;
@@ -93,12 +93,18 @@ fn monitor(top: &Group, m: &MonitorResult) -> hdf5::Result<()> {
                 attr_arr(&ds, "origin", o)?;
             }
             attr_arr(&ds, "spacing", &m.spacing)?;
-            attr_str(&ds, "units", if name.starts_with('E') { "V*s/m" } else { "A*s/m" })?;
+            let units = match (name.starts_with('E'), per_watt) {
+                (true, false) => "V*s/m",
+                (false, false) => "A*s/m",
+                (true, true) => "V/m per sqrt(W) incident",
+                (false, true) => "A/m per sqrt(W) incident",
+            };
+            attr_str(&ds, "units", units)?;
         }
     }
     if !m.flux.is_empty() {
         let ds = dataset(&g, "flux", &[m.flux.len()], m.flux.clone())?;
-        attr_str(&ds, "units", "W*s^2")?;
+        attr_str(&ds, "units", if per_watt { "W per W incident" } else { "W*s^2" })?;
     }
     Ok(())
 }

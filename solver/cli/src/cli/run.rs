@@ -309,7 +309,8 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
     let mut out = Vec::new();
     for m in &r.monitors {
         if m.kind == "flux" {
-            out.push(format!("monitor  {} flux: {}", m.name, few(&m.freq, &m.flux)));
+            let per = if r.per_watt_incident { " (W per W incident)" } else { "" };
+            out.push(format!("monitor  {} flux{per}: {}", m.name, few(&m.freq, &m.flux)));
         } else {
             let samples: usize = m.fields.iter().map(|f| f.1.iter().product::<usize>()).sum();
             out.push(format!(
@@ -322,7 +323,8 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
     for s in &r.surfaces {
         let freq: Vec<f64> = s.surfaces.iter().map(|x| x.freq).collect();
         let flux: Vec<f64> = s.surfaces.iter().map(fdtd::monitors::post::flux).collect();
-        out.push(format!("farfield {} box flux: {}", s.name, few(&freq, &flux)));
+        let per = if r.per_watt_incident { " (W per W incident)" } else { "" };
+        out.push(format!("farfield {} box flux{per}: {}", s.name, few(&freq, &flux)));
     }
     out
 }

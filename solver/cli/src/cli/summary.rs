@@ -83,6 +83,8 @@ pub fn lines(report: &RunReport) -> Vec<String> {
 
 /// Far-field lines (radiated power, peak directivity and gain): filled in by the far-field work.
 pub fn farfield_lines(report: &RunReport) -> Vec<String> {
-    let _ = report;
-    Vec::new()
+    fdtd::farfield::summary_lines(&report.results.farfields)
+        .into_iter()
+        .map(|l| format!("  {l}"))
+        .collect()
 }

@@ -42,3 +42,59 @@ pub fn far_fields(rec: &FarFieldRecording, ports: &[crate::results::PortResult])
         ports,
     )
 }
+
+/// Every frequency of the monitors and far-field boxes of `r`, ascending, once each.
+pub fn monitor_frequencies(r: &RunResults) -> Vec<f64> {
+    let mut f: Vec<f64> = r
+        .monitors
+        .iter()
+        .flat_map(|m| m.freq.iter().copied())
+        .chain(r.surfaces.iter().flat_map(|s| s.surfaces.iter().map(|x| x.freq)))
+        .collect();
+    f.sort_by(f64::total_cmp);
+    f.dedup();
+    f
+}
+
+/// Scale the monitors' phasors, fluxes and far-field surfaces of a run with a driven port
+/// to 1 W of incident power at each frequency: phasors are divided by a(f)/√2 (the
+/// driven port's incident wave at `freqs`, from `ports`, raw transforms), powers by
+/// |a(f)|²/2. Afterwards every power is in W per W incident, like the port's `p_acc`,
+/// and phases are relative to the incident wave.
+pub fn normalise(r: &mut RunResults, freqs: &[f64], ports: &[crate::results::PortResult]) {
+    let Some(driven) = ports.iter().find(|p| p.driven) else {
+        return;
+    };
+    r.per_watt_incident = true;
+    let scale = |f: f64| -> Option<num_complex::Complex64> {
+        let k = freqs.iter().position(|&x| x == f)?;
+        let a = driven.a.get(k)? / std::f64::consts::SQRT_2;
+        (a.norm_sqr() > 0.0).then(|| a.inv())
+    };
+    for m in &mut r.monitors {
+        let s: Vec<Option<num_complex::Complex64>> = m.freq.iter().map(|&f| scale(f)).collect();
+        for (k, flux) in m.flux.iter_mut().enumerate() {
+            if let Some(c) = s.get(k).copied().flatten() {
+                *flux *= c.norm_sqr();
+            }
+        }
+        let nf = m.freq.len().max(1);
+        for (_, _, values) in &mut m.fields {
+            let per = values.len() / nf;
+            for (k, chunk) in values.chunks_mut(per.max(1)).enumerate() {
+                if let Some(c) = s.get(k).copied().flatten() {
+                    chunk.iter_mut().for_each(|v| *v *= c);
+                }
+            }
+        }
+    }
+    for rec in &mut r.surfaces {
+        for surf in &mut rec.surfaces {
+            if let Some(c) = scale(surf.freq) {
+                for x in &mut surf.samples {
+                    x.e.iter_mut().chain(x.h.iter_mut()).for_each(|v| *v *= c);
+                }
+            }
+        }
+    }
+}
