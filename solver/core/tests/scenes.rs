@@ -22,9 +22,10 @@ fn example_scenes_discretise() {
         let name = path.display();
         let model = Model::discretize(&scene).unwrap_or_else(|e| panic!("{name}: {e}"));
         let work = model.grid.cells() as f64 * model.grid.steps as f64;
-        // A scene with an end criterion stops before its maximum (antenna.toml: at about
-        // 3100 of 4196 steps).
-        let limit = if model.decay_db.is_some() { 8e9 } else { 3e9 };
+        // A scene with an end criterion stops well before its maximum (antenna.toml: at
+        // 5720 of 10491 steps, 1.3e10 updates, 40 s on 2 cores; patch.toml at 13880 of
+        // 34792, 1.9e10 updates, about 2 minutes): its maximum may be larger.
+        let limit = if model.decay_db.is_some() { 6e10 } else { 3e9 };
         assert!(
             work <= limit,
             "{name}: {work:e} cell updates is too slow for an example"

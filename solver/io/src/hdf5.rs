@@ -1443,7 +1443,11 @@ impl Output for Hdf5Sink {
         // Monitors, far-field surfaces (fdtd-io results.rs) and far fields.
         Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)?;
         if !results.farfields.is_empty() {
-            let bytes: usize = results.farfields.iter().map(|f| 4096 + f.theta.len() * f.phi.len() * 96).sum();
+            let bytes: usize = results
+                .farfields
+                .iter()
+                .map(|f| 4096 + f.theta.len() * f.phi.len() * 96)
+                .sum();
             self.reserve_ahead(bytes as u64)?;
             let r = crate::results_farfield::write_farfields(self.file(), &results.farfields);
             r.map_err(|e| self.err("writing /farfield".into(), e))?;

@@ -525,4 +525,3 @@ pub enum Topology {
     Parallel,
     Series,
 }
-

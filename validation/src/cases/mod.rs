@@ -19,6 +19,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
+pub mod antenna;
 pub mod cavity;
 pub mod cpml;
 pub mod dipole;
@@ -274,6 +275,8 @@ pub struct Case {
 
 /// Every analytic case, in the order `fdtd validate` runs them.
 pub const ALL: &[Case] = &[
+    antenna::HERTZ,
+    antenna::HALF_WAVE,
     cavity::PEC,
     cavity::PMC,
     dipole::CASE,

@@ -919,21 +919,11 @@ fn finish_results(
     if summary.outcome != Outcome::Finished {
         return Ok((results, Vec::new()));
     }
-    // The driven port's results at the monitors' own frequencies (exact, not
-    // interpolated): they normalise the monitors to 1 W incident and give the far
-    // fields their gain.
-    let mut at_monitors = Vec::new();
-    if !model.ports.is_empty() && !model.frequencies.is_empty() {
-        if let Some(series) = output.port_series(model)? {
-            results.ports = crate::ports::results(model, &series);
-            let freqs = results::monitor_frequencies(&results);
-            if !freqs.is_empty() && model.ports.iter().any(|p| p.driven) {
-                at_monitors = crate::ports::results_at(model, &series, &freqs);
-                results::normalise(&mut results, &freqs, &at_monitors);
-            }
-        }
-    }
-    results.farfields = results.surfaces.iter().flat_map(|rec| results::far_fields(rec, &at_monitors)).collect();
+    let series = match model.ports.is_empty() {
+        true => None,
+        false => output.port_series(model)?,
+    };
+    results = results::complete(model, results, series.as_ref());
     if results.ports.is_empty() && results.monitors.is_empty() && results.surfaces.is_empty() {
         return Ok((results, Vec::new()));
     }

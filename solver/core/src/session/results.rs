@@ -43,6 +43,33 @@ pub fn far_fields(rec: &FarFieldRecording, ports: &[crate::results::PortResult])
     )
 }
 
+/// The frequency-domain results of a finished run from its monitors' results
+/// ([`monitor_results`]) and its ports' complete (V, I) series: the port results at the
+/// model's frequencies, the monitors normalised to 1 W incident at the driven port (with
+/// the port transformed exactly at the monitors' own frequencies, see [`normalise`]), and
+/// the far fields with the driven port's gain. What the session writes, in one place for
+/// every front end and the validation cases.
+pub fn complete(model: &Model, monitors: RunResults, series: Option<&crate::runner::PortSeries>) -> RunResults {
+    let mut results = monitors;
+    let mut at_monitors = Vec::new();
+    if let Some(series) = series.filter(|_| !model.ports.is_empty()) {
+        if !model.frequencies.is_empty() {
+            results.ports = crate::ports::results(model, series);
+        }
+        let freqs = monitor_frequencies(&results);
+        if !freqs.is_empty() && model.ports.iter().any(|p| p.driven) {
+            at_monitors = crate::ports::results_at(model, series, &freqs);
+            normalise(&mut results, &freqs, &at_monitors);
+        }
+    }
+    results.farfields = results
+        .surfaces
+        .iter()
+        .flat_map(|rec| far_fields(rec, &at_monitors))
+        .collect();
+    results
+}
+
 /// Every frequency of the monitors and far-field boxes of `r`, ascending, once each.
 pub fn monitor_frequencies(r: &RunResults) -> Vec<f64> {
     let mut f: Vec<f64> = r
