@@ -5,8 +5,9 @@
 // The bindings, `step` and WG are declared in passes/abi.wgsl.
 
 @compute @workgroup_size(WG, 1, 1)
-fn apply_inductors(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let q = gid.x;
+fn apply_inductors(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    // Records beyond one dispatch row (65535 workgroups) continue in gid.y.
+    let q = gid.x + gid.y * groups.x * WG;
     if (q >= arrayLength(&records)) {
         return;
     }

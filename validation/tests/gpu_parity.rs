@@ -119,11 +119,34 @@ fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> (Wo
             scale[e] = scale[e].max(norm(&cpu.probes[p][s].1));
         }
     }
+    // Ports' V and I series (f64, formed on the host from the same f32 samples) count
+    // as E and H records.
+    let norm64 = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    for (v, i) in &cpu.ports {
+        scale[0] = scale[0].max(norm64(v));
+        scale[1] = scale[1].max(norm64(i));
+    }
     assert!(
         scale.iter().any(|&x| x > 0.0),
-        "{name}: every probe stayed zero, the comparison proves nothing"
+        "{name}: every probe and port stayed zero, the comparison proves nothing"
     );
     let mut probes: Worst = (0.0, "-".into());
+    for (k, ((vc, ic), (vg, ig))) in cpu.ports.iter().zip(&gpu.ports).enumerate() {
+        for (what, c, g, e) in [("V", vc, vg, 0), ("I", ic, ig, 1)] {
+            assert_eq!(c.len(), g.len(), "{name}: port {k} {what}: lengths differ");
+            let d = c.iter().zip(g).map(|(x, y)| (x - y).powi(2)).sum::<f64>().sqrt();
+            let yard = norm64(c).max(0.01 * scale[e]);
+            let err = if yard > 0.0 { d / yard } else { d };
+            let what = format!("port {} {what}", model.ports[k].name);
+            assert!(
+                err <= TOLERANCE,
+                "{name}: {what}: error {err:.3e} (bound {TOLERANCE:.0e})"
+            );
+            if err >= probes.0 {
+                probes = (err, what);
+            }
+        }
+    }
     for (p, probe) in model.probes.iter().enumerate() {
         for (s, sample) in probe.samples.iter().enumerate() {
             let (tc, vc) = &cpu.probes[p][s];

@@ -914,7 +914,15 @@ fn pass_ops(
             let groups = if kernel.wg == 1 {
                 [1, 1, 1]
             } else {
-                [u(list.len().div_ceil(kernel.wg as usize)), 1, 1]
+                // One thread per record; rows of at most `max_dim` workgroups, the kernel
+                // continuing the record index in gid.y (q = gid.x + gid.y·groups.x·WG).
+                let n = list.len().div_ceil(kernel.wg as usize);
+                let max_dim = b.device.limits().max_compute_workgroups_per_dimension as usize;
+                if n <= max_dim {
+                    [u(n), 1, 1]
+                } else {
+                    [u(max_dim), u(n.div_ceil(max_dim)), 1]
+                }
             };
             ops.push(Op {
                 pipe: Pipe::Pass(k),

@@ -295,13 +295,16 @@ pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<
         // Records go to the piece that owns their plane: the largest share counts.
         let mut per_piece = vec![0u64; layout.pieces.len()];
         for r in &sp.pass.device().records {
-            per_piece[layout.owner(r.at[0])] += 1;
+            // A model resized for a plan search keeps its records: clamp to the last piece.
+            per_piece[layout.owner(r.at[0]).min(layout.pieces.len().saturating_sub(1))] += 1;
         }
         let records = per_piece.into_iter().max().unwrap_or(0);
+        // Dispatched in rows of max_workgroups_per_dim workgroups of 64 (build.rs).
         let groups = records.div_ceil(64);
-        if 16 * records > dev.binding_cap || groups > dev.max_workgroups_per_dim as u64 {
+        let max = dev.max_workgroups_per_dim as u64;
+        if 16 * records > dev.binding_cap || groups > max * max {
             return Err(BackendError::DoesNotFit(format!(
-                "pass `{}` has {records} samples on one slab, more than one dispatch of {} can take; \
+                "pass `{}` has {records} samples on one slab, more than {}'s largest storage binding of records takes; \
                  split it into several monitors, or run on the CPU",
                 sp.pass.name(),
                 dev.short()

@@ -133,7 +133,7 @@ phi_step = 15
         )));
     }
     let (w, e) = largest(dd);
-    cx.check_worst("|D_max − 1.761 dBi|", Bound::AtMost(0.1), e, "dB", w);
+    cx.check_worst("|D_max − 1.761 dBi| (dB)", Bound::AtMost(0.1), e, "", w);
     let (w, e) = largest(pat);
     cx.check_worst("|D/D_max − sin²θ|", Bound::AtMost(0.02), e, "", w);
     Ok(cx.finish())
@@ -253,9 +253,11 @@ fn dipole_at(cx: &mut Ctx, d: f64, arm: usize) -> Result<(f64, f64), CaseError> 
         dbi(d_ref),
         ff.radiated_power
     ));
+    // O(Δ) end and gap effects (measured 0.6 % per mm of cell) + the radius uncertainty.
+    let f_bound = 0.008 * d / 1e-3 + 0.003;
     cx.check(
         format!("{label}: |f_res / f_MoM − 1|"),
-        Bound::AtMost(0.015),
+        Bound::AtMost(f_bound),
         f_err.abs(),
         "",
     );
@@ -266,16 +268,16 @@ fn dipole_at(cx: &mut Ctx, d: f64, arm: usize) -> Result<(f64, f64), CaseError> 
         "Ω",
     );
     cx.check(
-        format!("{label}: |D_max − D(sinusoidal current)|"),
+        format!("{label}: |D_max − D(sinusoidal current)| (dB)"),
         Bound::AtMost(0.15),
         (dbi(ff.max_directivity) - dbi(d_ref)).abs(),
-        "dB",
+        "",
     );
     cx.check(
-        format!("{label}: |D_max − 2.15 dBi|"),
+        format!("{label}: |D_max − 2.15 dBi| (dB)"),
         Bound::AtMost(0.15),
         (dbi(ff.max_directivity) - 2.15).abs(),
-        "dB",
+        "",
     );
     let (w, e) = pattern_error(ff, shape);
     cx.check_worst(
@@ -311,7 +313,8 @@ fn dipole_at(cx: &mut Ctx, d: f64, arm: usize) -> Result<(f64, f64), CaseError> 
 ///
 /// Bounds: the equivalent radius is uncertain within 0.135–0.23 Δ, which moves the MoM
 /// resonance by ±0.25 %; the staircase wire's ends and the gap's field are modelled to
-/// O(Δ) (the FDTD resonance sits 0.6 % below the MoM at 1 mm, 1.2 % at 2 mm): 1.5 %. R
+/// O(Δ) (the FDTD resonance sits 0.6 % below the MoM at 1 mm, 1.8 % at 3 mm): the bound
+/// is 0.8 % per mm of cell + 0.3 % (1.1 % at 1 mm, 1.9 % at 2 mm, 2.7 % at 3 mm). R
 /// at resonance: MoM 72 ± 1 Ω for these length/radius ratios, the accepted range for
 /// slender dipoles 65–75 Ω: [66, 78) Ω. D: the sinusoidal-current dipole of the same
 /// length (2.12–2.13 dBi) and the λ/2 value 2.15 dBi, 0.15 dB each (the bound; the
