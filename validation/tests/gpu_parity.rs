@@ -400,8 +400,17 @@ fn gpu_matches_cpu_on_example_scenes() {
     for f in files {
         let mut s = Scene::from_file(&f).unwrap_or_else(|e| panic!("{e}"));
         shrink(&mut s, 28, 5, 150);
-        let m = Model::discretize(&s).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let m = match Model::discretize(&s) {
+            Ok(m) => m,
+            // A one-cell port gap vanishes on the shrunk grid: its parity is held by
+            // tests/ports.rs and tests/antenna.rs at their own sizes.
+            Err(e) if !s.ports.is_empty() && e.to_string().contains("covers no edge") => {
+                println!("{name:<34} skipped at this size: {e}");
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", f.display()),
+        };
         if parity(&name, m, None).is_none() {
             return;
         }

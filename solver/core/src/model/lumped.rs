@@ -227,6 +227,16 @@ fn load_edges(
     coefs: &mut CoefTable,
     mat: &mut [Vec<u16>; 6],
 ) -> Result<Vec<f32>, ModelError> {
+    if list.is_empty() {
+        // The scene parser refuses this on the scene's own grid; a grid changed after
+        // parsing (a coarser cell in a test or a front end) can still snap both ends
+        // of a short element to one node.
+        return Err(ModelError::Element {
+            what,
+            name: name.to_string(),
+            why: "its ends snap to the same grid node on this grid: it covers no edge".into(),
+        });
+    }
     let mut cbs = Vec::with_capacity(list.len());
     for &p in list {
         let flat = grid.idx(p[0], p[1], p[2]);

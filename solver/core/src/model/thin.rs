@@ -25,8 +25,9 @@
 //! wire, say) does not erase them. Only a thin conductor makes an edge PEC here, and a
 //! thin conductor cannot be removed by another object.
 //!
-//! A wire one edge wide has an effective radius of about 0.135·Δ (Δ the cell size across
-//! it; Taflove & Hagness, on thin wires); a wire's `radius` is informational.
+//! A wire one edge wide has an effective radius of about 0.2·Δ (Δ the cell size across
+//! it: 0.1985·Δ on a cubic lattice, published values 0.135–0.23·Δ; see
+//! `validation/src/reference/wire_mom.rs`); a wire's `radius` is informational.
 use super::{CoefTable, Grid};
 use crate::scene::{MaterialKind, Scene, Shape};
 
@@ -395,7 +396,7 @@ pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
             if *r > 0.5 * dmin {
                 out.push(format!(
                     "{}: radius {} m is more than half a cell ({} m): a wire is one chain of grid edges, of \
-                     effective radius about 0.135 cell; describe a thick wire as a cylinder",
+                     effective radius about 0.2 cell; describe a thick wire as a cylinder",
                     c.label(),
                     crate::fmt::sig(*r, 4),
                     crate::fmt::sig(dmin, 4)
