@@ -12,8 +12,7 @@ use fdtd_core::farfield::FarField;
 use fdtd_core::model::Model;
 use fdtd_core::ports;
 use fdtd_core::results::RunResults;
-use fdtd_core::runner::{run as run_model, RunOptions};
-use fdtd_core::session::results::{complete, monitor_results};
+use fdtd_core::session::results::complete;
 use fdtd_core::C0;
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -32,18 +31,10 @@ pub const HALF_WAVE: Case = Case {
 
 /// Run `text` on the case's backend through the end-of-run results of a session.
 fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, RunResults), CaseError> {
-    let model = super::model(text);
-    let mut backend = cx.backend(&model)?;
-    let mut sink = fdtd_core::runner::MemorySink::new(&model);
-    let summary = run_model(&model, backend.as_mut(), &mut sink, &RunOptions::default(), None)?;
-    cx.stepped(
-        &model,
-        summary.steps_done - summary.first_step,
-        summary.stepping.as_secs_f64(),
-    );
-    let monitors = monitor_results(&model, backend.as_mut())?;
+    let (model, sink, monitors) = super::monitors::run_with_results(cx, text)?;
     let series = (!model.ports.is_empty()).then_some(&sink.ports);
-    Ok((model.clone(), complete(&model, monitors, series)))
+    let results = complete(&model, monitors, series);
+    Ok((model, results))
 }
 
 /// The largest deviation of a pattern from `shape(θ)` (both normalised to their peak),
