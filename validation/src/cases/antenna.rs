@@ -72,36 +72,16 @@ fn dbi(d: f64) -> f64 {
 /// 0.02 of the peak in the pattern likewise.
 fn hertzian(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(HERTZ.name, spec, size);
-    let _ = size;
-    let (n, d) = (44usize, 1e-3);
-    let c = n as f64 / 2.0 * d;
-    let text = format!(
-        r#"
-[domain]
-cell = {d}
-cells = [{n}, {n}, {n}]
-[time]
-duration = 1.5e-9
-[boundaries]
-all = "cpml"
-[boundaries.cpml]
-cells = 8
-[[sources]]
-type = "current"
-component = "Ez"
-position = [{c}, {c}, {cz}]
-waveform = {{ type = "gaussian_derivative", frequency = 6e9, amplitude = 1e-3 }}
-[[farfield]]
+    let text = super::monitors::hertzian_cube(&format!(
+        r#"[[farfield]]
 name = "ff"
 frequencies = [4e9, 6e9]
-box = {{ min = [{lo}, {lo}, {lo}], max = [{hi}, {hi}, {hi}] }}
+box = {}
 theta_step = 5
 phi_step = 15
 "#,
-        cz = c + d / 2.0,
-        lo = c - 11.0 * d,
-        hi = c + 11.0 * d,
-    );
+        super::monitors::centred_box(11.0)
+    ));
     let (_, results) = run_results(&mut cx, &text)?;
     let (mut dd, mut pat) = (Vec::new(), Vec::new());
     for ff in &results.farfields {

@@ -121,6 +121,44 @@ pub const FLUX: Case = Case {
 
 const FLUX_FREQS: [f64; 3] = [4e9, 6e9, 8e9];
 
+/// A z-directed current element (one Ez edge, a soft derivative-of-gaussian source
+/// peaking at 6 GHz) at the centre of a 44-cell vacuum cube of 1 mm cells with an 8-cell
+/// CPML, run for 1.5 ns, with `extra` appended (monitors, far-field boxes). Shared by the
+/// flux case and the Hertzian far-field case (`antenna.rs`).
+pub(super) fn hertzian_cube(extra: &str) -> String {
+    let (n, d) = (44usize, 1e-3);
+    let c = n as f64 / 2.0 * d;
+    format!(
+        r#"
+[domain]
+cell = {d}
+cells = [{n}, {n}, {n}]
+[time]
+duration = 1.5e-9
+[boundaries]
+all = "cpml"
+[boundaries.cpml]
+cells = 8
+[[sources]]
+type = "current"
+component = "Ez"
+position = [{c}, {c}, {cz}]
+waveform = {{ type = "gaussian_derivative", frequency = 6e9, amplitude = 1e-3 }}
+{extra}"#,
+        cz = c + d / 2.0,
+    )
+}
+
+/// The box `h` cells around the centre of [`hertzian_cube`], as a scene value.
+pub(super) fn centred_box(h: f64) -> String {
+    let (c, d) = (22e-3, 1e-3);
+    format!(
+        "{{ min = [{lo}, {lo}, {lo}], max = [{hi}, {hi}, {hi}] }}",
+        lo = c - h * d,
+        hi = c + h * d
+    )
+}
+
 /// A z-directed soft current moment Il(t) (gaussian derivative, 6 GHz) at the centre of a
 /// 44³ vacuum box of 1 mm cells with an 8-cell CPML; two flux boxes around it, half-widths
 /// 6 and 11 cells (the outer 3 cells inside the CPML), and a far-field box on the outer one.
@@ -142,33 +180,8 @@ const FLUX_FREQS: [f64; 3] = [4e9, 6e9, 8e9];
 ///   value on the same box to 1e-9: the same records, the same interpolation.
 fn flux(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(FLUX.name, spec, size);
-    let n = 44;
-    let d = 1e-3;
-    let c = n as f64 / 2.0 * d;
-    let bx = |h: f64| {
-        format!(
-            "{{ min = [{lo}, {lo}, {lo}], max = [{hi}, {hi}, {hi}] }}",
-            lo = c - h * d,
-            hi = c + h * d
-        )
-    };
-    let text = format!(
-        r#"
-[domain]
-cell = {d}
-cells = [{n}, {n}, {n}]
-[time]
-duration = 1.5e-9
-[boundaries]
-all = "cpml"
-[boundaries.cpml]
-cells = 8
-[[sources]]
-type = "current"
-component = "Ez"
-position = [{c}, {c}, {cz}]
-waveform = {{ type = "gaussian_derivative", frequency = 6e9, amplitude = 1e-3 }}
-[[monitors]]
+    let text = hertzian_cube(&format!(
+        r#"[[monitors]]
 name = "inner"
 type = "flux"
 frequencies = {freqs:?}
@@ -183,11 +196,10 @@ name = "ff"
 frequencies = {freqs:?}
 box = {outer}
 "#,
-        cz = c + d / 2.0,
         freqs = FLUX_FREQS,
-        inner = bx(6.0),
-        outer = bx(11.0),
-    );
+        inner = centred_box(6.0),
+        outer = centred_box(11.0),
+    ));
     let (model, _, results) = run_with_results(&mut cx, &text)?;
     let src = &model.sources[0];
     let dt = model.grid.dt;

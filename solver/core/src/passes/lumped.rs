@@ -1,79 +1,28 @@
 //! Lumped ports and elements: the port sampler (V and I every step) and the inductors'
 //! auxiliary currents. R and C need no pass (they are coefficient rows), and the ports'
 //! sources are ordinary soft sources (`sources_e`); see `model/lumped.rs`.
+use super::probes::Probes;
 use crate::model::Model;
-use crate::pass::{DevicePass, Hook, HostCtx, Pass, Record, Stream};
+use crate::pass::{DevicePass, Hook, HostCtx, Pass, Record};
 use crate::state::ArraySpec;
 
-/// Samples every port's E edges and H loop after every step: per port, its E samples
-/// (`PortModel::edges` order), then its loop's H samples (`PortModel::loop_h` order).
-/// `runner::port_series` turns them into V and I.
-#[derive(Clone, Debug)]
-pub struct PortSampler {
-    /// (component index, flat index, grid index), one per stream.
-    samples: Vec<(usize, usize, [usize; 3])>,
-}
-
-impl PortSampler {
-    pub fn new(model: &Model) -> Option<PortSampler> {
-        let g = &model.grid;
-        let mut samples = Vec::new();
-        for p in &model.ports {
-            let c = p.component().index();
-            for e in &p.edges {
-                samples.push((c, g.idx(e[0], e[1], e[2]), *e));
-            }
-            for (h, at, _) in &p.loop_h {
-                samples.push((h.index(), g.idx(at[0], at[1], at[2]), *at));
-            }
+/// The pass `ports`: samples every port's E edges and H loop after every step (the
+/// probes' sampler with `every` = 1): per port, its E samples (`PortModel::edges`
+/// order), then its loop's H samples (`PortModel::loop_h` order). `runner::port_series`
+/// turns them into V and I.
+pub fn port_sampler(model: &Model) -> Option<Probes> {
+    let g = &model.grid;
+    let mut samples = Vec::new();
+    for p in &model.ports {
+        let c = p.component().index();
+        for e in &p.edges {
+            samples.push((c, g.idx(e[0], e[1], e[2]), *e, 1));
         }
-        (!samples.is_empty()).then_some(PortSampler { samples })
-    }
-}
-
-impl Pass for PortSampler {
-    fn name(&self) -> &str {
-        "ports"
-    }
-
-    fn describe(&self) -> String {
-        format!("{} port sample stream(s) (V edges and I loops)", self.samples.len())
-    }
-
-    fn hook(&self) -> Hook {
-        Hook::EndOfStep
-    }
-
-    fn outputs(&self) -> Vec<Stream> {
-        vec![Stream { every: 1 }; self.samples.len()]
-    }
-
-    fn host(&self, ctx: &mut HostCtx<'_>) {
-        for (q, &(c, flat, _)) in self.samples.iter().enumerate() {
-            let v = *ctx.fields.at(c, flat);
-            ctx.out[q].push(v);
+        for (h, at, _) in &p.loop_h {
+            samples.push((h.index(), g.idx(at[0], at[1], at[2]), *at, 1));
         }
     }
-
-    fn device(&self) -> DevicePass {
-        DevicePass {
-            file: "passes/probes.wgsl",
-            wgsl: include_str!("../../../../shaders/passes/probes.wgsl"),
-            entry: "sample_probes",
-            serial: false,
-            params: Vec::new(),
-            only_when_due: true,
-            records: self
-                .samples
-                .iter()
-                .enumerate()
-                .map(|(q, &(c, _, at))| Record {
-                    at,
-                    words: [c as u32, 0, 1, q as u32],
-                })
-                .collect(),
-        }
-    }
+    Probes::sampler("ports", "port sample stream(s) (V edges and I loops)", samples)
 }
 
 /// The inductors of every lumped element with an `l`: after the E update,

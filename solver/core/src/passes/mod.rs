@@ -29,7 +29,7 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     for m in &model.monitors {
         out.push(Arc::new(crate::monitors::dft::Dft::new(model, m)));
     }
-    if let Some(p) = lumped::PortSampler::new(model) {
+    if let Some(p) = lumped::port_sampler(model) {
         out.push(Arc::new(p));
     }
     out

@@ -1,16 +1,31 @@
 //! Probes: the value of field samples after every `every`-th step, one output stream
-//! per probe component, in model order.
+//! per probe component, in model order. The same sampler, under another name, records
+//! the ports' E edges and H loops (`lumped::port_sampler`).
 use crate::model::Model;
 use crate::pass::{due, DevicePass, Hook, HostCtx, Pass, Record, Stream};
 
-/// Every probe sample of the model.
+/// Field samples recorded as output streams: every probe sample of the model (the pass
+/// `probes`), or another sampler built with [`Probes::sampler`].
 #[derive(Clone, Debug)]
 pub struct Probes {
+    /// The pass name (`probes`, `ports`) and what its streams are, for `describe`.
+    name: &'static str,
+    what: &'static str,
     /// (component index, flat index, grid index, every), one per stream.
     samples: Vec<(usize, usize, [usize; 3], usize)>,
 }
 
 impl Probes {
+    /// A sampler pass called `name` whose streams are `samples` ((component index, flat
+    /// index, grid index, every) each); None when there are none.
+    pub fn sampler(
+        name: &'static str,
+        what: &'static str,
+        samples: Vec<(usize, usize, [usize; 3], usize)>,
+    ) -> Option<Probes> {
+        (!samples.is_empty()).then_some(Probes { name, what, samples })
+    }
+
     /// The model's probes; None when it has none.
     pub fn new(model: &Model) -> Option<Probes> {
         let samples: Vec<_> = model
@@ -22,17 +37,17 @@ impl Probes {
                     .map(move |s| (s.component.index(), s.flat, s.index, p.every))
             })
             .collect();
-        (!samples.is_empty()).then_some(Probes { samples })
+        Probes::sampler("probes", "probe sample stream(s)", samples)
     }
 }
 
 impl Pass for Probes {
     fn name(&self) -> &str {
-        "probes"
+        self.name
     }
 
     fn describe(&self) -> String {
-        format!("{} probe sample stream(s)", self.samples.len())
+        format!("{} {}", self.samples.len(), self.what)
     }
 
     fn hook(&self) -> Hook {
