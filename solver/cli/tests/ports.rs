@@ -174,3 +174,52 @@ fn a_resumed_port_run_gives_the_same_results() {
             .collect::<Vec<_>>()
     );
 }
+
+/// With stderr not a terminal (a batch job's log), the run logs its progress: step,
+/// speed, the end criterion's decay in dB and an ETA toward the predicted end.
+#[test]
+fn a_run_logged_to_a_file_shows_the_decay_and_an_eta() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toml"), SCENE).unwrap();
+    let out = Command::new(BIN)
+        .args(["run", "s.toml", "--backend", "cpu", "--chunk", "16"])
+        .current_dir(d)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("FDTD_PROGRESS_EVERY", "0")
+        .output()
+        .unwrap();
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{se}");
+    let lines: Vec<&str> = se.lines().filter(|l| l.starts_with("progress: step")).collect();
+    assert!(lines.len() > 5, "{se}");
+    assert!(
+        lines.iter().all(|l| l.contains("Mcells/s") && l.contains("of ≤ 8,000")),
+        "{se}"
+    );
+    // Once the criterion is evaluated after the pulse, the level and an ETA toward it.
+    let decay: Vec<f64> = lines
+        .iter()
+        .filter_map(|l| l.split(" · decay ").nth(1))
+        .filter_map(|r| r.split(" of ").next())
+        .filter_map(|v| v.trim().replace('−', "-").parse().ok())
+        .collect();
+    assert!(decay.len() > 2, "{se}");
+    assert!(decay.iter().all(|x| *x <= 0.0), "{decay:?}");
+    assert!(decay.last().unwrap() < &-40.0, "the last logged level: {decay:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("ETA") && l.contains("(to the end criterion)")),
+        "{se}"
+    );
+    // --quiet logs nothing.
+    let out = Command::new(BIN)
+        .args(["run", "s.toml", "--backend", "cpu", "-q", "--force"])
+        .current_dir(d)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("FDTD_PROGRESS_EVERY", "0")
+        .output()
+        .unwrap();
+    assert!(!text(&out.stderr).contains("progress:"), "{}", text(&out.stderr));
+}

@@ -155,8 +155,102 @@ impl RunSummary {
     }
 }
 
-/// Progress callback: (steps done, total steps, Mcells/s so far).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, f64);
+/// Progress callback, called at every chunk end.
+pub type Progress<'a> = &'a mut dyn FnMut(&ProgressInfo);
+
+/// Where a run stands, for progress bars and logs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProgressInfo {
+    /// Steps done (the run's step counter).
+    pub step: usize,
+    /// The most steps the run may take.
+    pub total: usize,
+    /// Cell updates per second so far (this process's stepping), in millions.
+    pub mcells: f64,
+    /// The end criterion's state, once it has been evaluated (a run with `decay_db`).
+    pub decay: Option<DecayProgress>,
+}
+
+/// The end criterion as last evaluated: how far the signal has decayed and when it will
+/// probably reach the target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecayProgress {
+    /// The level (dB, ≤ 0) that must fall to `−target_db`: the larger of the field
+    /// energy's and the ports' signal level below their peaks; NaN until the first
+    /// evaluation.
+    pub level_db: f64,
+    /// The criterion (`decay_db`, positive).
+    pub target_db: f64,
+    /// The step at which the level will probably reach the target, extrapolated from the
+    /// recent decay (None while the level does not fall yet). Never past `total`.
+    pub eta_step: Option<usize>,
+}
+
+/// Extrapolates the end criterion's level: a least-squares line through the recent
+/// (step, level dB) points (an exponential decay is a line in dB) and where it crosses
+/// the target, but never before the step where the sources have ended (the criterion
+/// waits for them). Ringing makes the level bumpy, so the fit uses the last few scans.
+#[derive(Clone, Debug, Default)]
+pub struct DecayTrend {
+    points: Vec<(f64, f64)>,
+    /// The first step the criterion may stop at (the sources have ended).
+    settle: usize,
+}
+
+impl DecayTrend {
+    /// Scans the fit uses.
+    const WINDOW: usize = 6;
+
+    /// A trend for a run whose criterion may stop from step `settle` on.
+    pub fn new(settle: usize) -> DecayTrend {
+        DecayTrend {
+            points: Vec::new(),
+            settle,
+        }
+    }
+
+    /// Adds the level at `step`.
+    pub fn push(&mut self, step: usize, level_db: f64) {
+        if !level_db.is_finite() {
+            return;
+        }
+        self.points.push((step as f64, level_db));
+        if self.points.len() > Self::WINDOW {
+            self.points.remove(0);
+        }
+    }
+
+    /// The step where the level will probably reach `−target_db` (at the earliest the
+    /// settle step), clamped to `total`; None while fewer than three points are known
+    /// or the level above the target does not fall.
+    pub fn eta(&self, target_db: f64, total: usize) -> Option<usize> {
+        let (last_x, last_y) = *self.points.last()?;
+        let at = if last_y <= -target_db {
+            last_x
+        } else {
+            let n = self.points.len();
+            if n < 3 {
+                return None;
+            }
+            let (mx, my) = self.points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            let (mx, my) = (mx / n as f64, my / n as f64);
+            let (sxy, sxx) = self.points.iter().fold((0.0, 0.0), |(a, b), (x, y)| {
+                (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+            });
+            let slope = sxy / sxx; // dB per step
+            if slope.is_nan() || slope >= 0.0 {
+                return None;
+            }
+            last_x + (-target_db - last_y) / slope
+        };
+        let at = at.max(self.settle as f64);
+        Some(if at.is_finite() && at < total as f64 {
+            at.ceil() as usize
+        } else {
+            total
+        })
+    }
+}
 
 /// Periodic checkpoints of a run.
 #[derive(Clone, Debug)]
@@ -687,6 +781,11 @@ fn write_checkpoint(
     Ok(())
 }
 
+/// Cell updates per second (millions) for `steps` steps in `stepping`.
+fn mcells_since(model: &Model, steps: usize, stepping: Duration) -> f64 {
+    model.grid.cells() as f64 * steps as f64 / stepping.as_secs_f64().max(1e-12) / 1e6
+}
+
 /// Run `model` to its last step (or until stopped), from step `opts.start`.
 pub fn run(
     model: &Model,
@@ -727,6 +826,19 @@ pub fn run(
         .iter()
         .map(|s| waveform_end(&s.waveform))
         .fold(0.0, f64::max);
+    // The criterion is evaluated at multiples of its scan interval, from the sources' end.
+    let settle = decay.map_or(steps, |_| {
+        let every = decay_scan_interval(model);
+        let first = (sources_end / dt).ceil().min(steps as f64) as usize;
+        first.div_ceil(every) * every
+    });
+    let mut trend = DecayTrend::new(settle);
+    // Not evaluated yet: a NaN level.
+    let mut decay_info = decay.map(|db| DecayProgress {
+        level_db: f64::NAN,
+        target_db: db,
+        eta_step: None,
+    });
     while n0 < steps {
         if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             outcome = Outcome::Interrupted;
@@ -858,13 +970,23 @@ pub fn run(
                         10.0 * (port_recent.max(f64::MIN_POSITIVE) / port_peak).log10()
                     };
                     port_recent = 0.0;
-                    if level <= -db && ports_level <= -db && n0 as f64 * dt >= sources_end && n0 < steps {
+                    let settled = n0 as f64 * dt >= sources_end;
+                    let shown = level.max(ports_level);
+                    trend.push(n0, shown);
+                    decay_info = Some(DecayProgress {
+                        level_db: shown,
+                        target_db: db,
+                        eta_step: trend.eta(db, steps),
+                    });
+                    if level <= -db && ports_level <= -db && settled && n0 < steps {
                         end_reason = EndReason::Decayed(n0);
                         if let Some(cb) = progress.as_mut() {
-                            let mc = model.grid.cells() as f64 * (n0 - first_step) as f64
-                                / stepping.as_secs_f64().max(1e-12)
-                                / 1e6;
-                            cb(n0, steps, mc);
+                            cb(&ProgressInfo {
+                                step: n0,
+                                total: steps,
+                                mcells: mcells_since(model, n0 - first_step, stepping),
+                                decay: decay_info,
+                            });
                         }
                         break;
                     }
@@ -877,8 +999,12 @@ pub fn run(
             }
         }
         if let Some(cb) = progress.as_mut() {
-            let mc = model.grid.cells() as f64 * (n0 - first_step) as f64 / stepping.as_secs_f64().max(1e-12) / 1e6;
-            cb(n0, steps, mc);
+            cb(&ProgressInfo {
+                step: n0,
+                total: steps,
+                mcells: mcells_since(model, n0 - first_step, stepping),
+                decay: decay_info,
+            });
         }
     }
     if outcome == Outcome::Interrupted {
@@ -1009,5 +1135,51 @@ impl Sink for MemorySink {
     fn energy(&mut self, step: usize, energy: f64) -> Result<(), SinkError> {
         self.energy.push((step, energy));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod decay_trend_tests {
+    use super::DecayTrend;
+
+    #[test]
+    fn an_exponential_decay_is_extrapolated_to_the_target_step() {
+        // −0.01 dB per step from step 1000: −70 dB at step 8000.
+        let mut t = DecayTrend::new(0);
+        for n in (1000..=3000).step_by(250) {
+            t.push(n, -0.01 * (n - 1000) as f64);
+        }
+        assert_eq!(t.eta(70.0, 100_000), Some(8000));
+        // Clamped to the run's last step.
+        assert_eq!(t.eta(70.0, 5000), Some(5000));
+        // Never before the sources end.
+        let mut t = DecayTrend::new(9000);
+        for n in (1000..=3000).step_by(250) {
+            t.push(n, -0.01 * (n - 1000) as f64);
+        }
+        assert_eq!(t.eta(70.0, 100_000), Some(9000));
+    }
+
+    #[test]
+    fn no_eta_while_the_level_does_not_fall() {
+        let mut t = DecayTrend::new(0);
+        for n in [500, 600, 700] {
+            t.push(n, -5.0 + 0.001 * n as f64);
+        }
+        assert_eq!(t.eta(70.0, 10_000), None, "a rising level has no ETA");
+        let mut t = DecayTrend::new(0);
+        t.push(500, -10.0);
+        t.push(600, f64::NAN);
+        t.push(600, -20.0);
+        assert_eq!(t.eta(70.0, 10_000), None, "two points are not a trend");
+        t.push(700, -75.0);
+        assert_eq!(t.eta(70.0, 10_000), Some(700), "already below the target");
+        let mut t = DecayTrend::new(800);
+        t.push(700, -75.0);
+        assert_eq!(
+            t.eta(70.0, 10_000),
+            Some(800),
+            "below the target, waiting for the sources"
+        );
     }
 }

@@ -275,12 +275,12 @@ fn run_one(layout: &Layout, v: &PlannedVariant, opts: &LocalOptions, threads: us
         req.events = Some(Arc::new(move |e| wl(&format!("{:?}: {e}", e.severity()))));
         let pid = id.clone();
         let ev: Option<crate::local::LocalEvents> = opts.events.clone();
-        req.progress = Some(Box::new(move |done, total, _| {
+        req.progress = Some(Box::new(move |p: &runner::ProgressInfo| {
             if let Some(cb) = &ev {
                 cb(&LocalEvent::Progress {
                     id: pid.clone(),
-                    done,
-                    total,
+                    done: p.step,
+                    total: p.total,
                 });
             }
         }));

@@ -5,7 +5,7 @@ use super::{auto_note, exit, exit_code, resume_advice, CliError, ResumeCommand, 
 use fdtd::fmt::{duration, lengths, si, sig, thousands};
 use fdtd::output::Hdf5Format;
 use fdtd::plan::human_bytes;
-use fdtd::runner::{Fault, Outcome};
+use fdtd::runner::{Fault, Outcome, ProgressInfo};
 use fdtd::session::{
     resolution_warning, CheckpointRequest, ErrorKind, Prepared, RunRequest, Session, SessionEvent, Severity,
 };
@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Install the Ctrl-C / SIGTERM handler, first thing, so that set-up is covered too: the
 /// first signal sets `stop` (set-up ends before the output is created, or the run ends
@@ -95,10 +96,18 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         }
     }));
     let cell = bar_cell.clone();
-    req.progress = Some(Box::new(move |n: usize, _total: usize, mcells: f64| {
+    let interactive = !quiet && std::io::stderr().is_terminal();
+    let mut log = (!quiet && !interactive).then(ProgressLog::from_env);
+    req.progress = Some(Box::new(move |p: &ProgressInfo| {
         if let Some(bar) = cell.get() {
-            bar.set_message(format!("{} Mcells/s", sig(mcells, 4)));
-            bar.set_position(n as u64);
+            bar.set_message(bar_message(p));
+            // Toward the end criterion's predicted step, so the bar and its ETA follow it.
+            let len = p.decay.and_then(|d| d.eta_step).unwrap_or(p.total).max(p.step);
+            bar.set_length(len as u64);
+            bar.set_position(p.step as u64);
+        }
+        if let Some(log) = log.as_mut() {
+            log.tick(p);
         }
     }));
 
@@ -249,6 +258,92 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
             exit_code(kind)
         }
     })
+}
+
+/// The progress bar's message: speed, and the end criterion's level against its target.
+fn bar_message(p: &ProgressInfo) -> String {
+    let mut m = format!("{} Mcells/s", sig(p.mcells, 4));
+    if let Some(d) = p.decay {
+        m.push_str(&format!(" · decay {} of −{} dB", db1(d.level_db), sig(d.target_db, 3)));
+    }
+    m
+}
+
+/// A level in dB with one decimal and a typographic minus (−999 at most: a level that
+/// fell to nothing); "…" before the criterion's first evaluation.
+fn db1(x: f64) -> String {
+    if x.is_nan() {
+        return "…".to_string();
+    }
+    format!("{:.1}", x.max(-999.0)).replace('-', "−")
+}
+
+/// Progress as log lines, when stderr is not a terminal (a batch job's log, a pipe): one
+/// line every few seconds (`FDTD_PROGRESS_EVERY` seconds, default 5), so a job log shows
+/// that the run moves and when it will end.
+struct ProgressLog {
+    every: Duration,
+    started: Instant,
+    last: Instant,
+    first_step: Option<usize>,
+}
+
+impl ProgressLog {
+    const ENV: &'static str = "FDTD_PROGRESS_EVERY";
+
+    fn from_env() -> ProgressLog {
+        let every = std::env::var(Self::ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(1e6)))
+            .unwrap_or(Duration::from_secs(5));
+        let now = Instant::now();
+        ProgressLog {
+            every,
+            started: now,
+            last: now,
+            first_step: None,
+        }
+    }
+
+    fn tick(&mut self, p: &ProgressInfo) {
+        let first = *self.first_step.get_or_insert(p.step);
+        if self.last.elapsed() < self.every {
+            return;
+        }
+        self.last = Instant::now();
+        errln!("{}", log_line(p, first, self.started.elapsed()));
+    }
+}
+
+/// `step 1,200 of ≤ 10,491 (11 %) · 343 Mcells/s · decay −23.4 of −70 dB · ETA 31 s`: the
+/// ETA runs to the end criterion's predicted step when there is one, else to the last step.
+fn log_line(p: &ProgressInfo, first_step: usize, elapsed: Duration) -> String {
+    let end = p.decay.and_then(|d| d.eta_step).unwrap_or(p.total).max(p.step);
+    let pct = 100.0 * p.step as f64 / p.total.max(1) as f64;
+    let mut line = format!(
+        "progress: step {} of {}{} ({pct:.0} %) · {} Mcells/s",
+        thousands(p.step as u64),
+        if p.decay.is_some() { "≤ " } else { "" },
+        thousands(p.total as u64),
+        sig(p.mcells, 4)
+    );
+    if let Some(d) = p.decay {
+        line.push_str(&format!(" · decay {} of −{} dB", db1(d.level_db), sig(d.target_db, 3)));
+    }
+    let done = p.step.saturating_sub(first_step);
+    if done > 0 {
+        let per_step = elapsed.as_secs_f64() / done as f64;
+        let eta = (end - p.step) as f64 * per_step;
+        let toward = if p.decay.and_then(|d| d.eta_step).is_some() {
+            " (to the end criterion)"
+        } else {
+            ""
+        };
+        line.push_str(&format!(" · ETA {}{toward}", duration(eta)));
+    }
+    line
 }
 
 /// Whether a finished output records something and all of it is zero. Snapshots are read

@@ -157,8 +157,8 @@ impl fmt::Display for SessionEvent {
 /// Receives a session's [`SessionEvent`]s (from any thread the run uses).
 pub type Events = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 
-/// Receives progress: (steps done, total steps, Mcells/s so far).
-pub type ProgressFn = Box<dyn FnMut(usize, usize, f64) + Send>;
+/// Receives progress at every chunk end (steps, speed, the end criterion's decay).
+pub type ProgressFn = Box<dyn FnMut(&runner::ProgressInfo) + Send>;
 
 /// Everything a run is asked to do.
 pub struct RunRequest {

@@ -326,7 +326,9 @@ fn a_session_runs_to_a_complete_output_and_removes_stale_checkpoints() {
     req.events = Some(Arc::new(move |e: &SessionEvent| s.lock().unwrap().push(e.clone())));
     let steps = Arc::new(Mutex::new(Vec::new()));
     let st = steps.clone();
-    req.progress = Some(Box::new(move |n, total, _| st.lock().unwrap().push((n, total))));
+    req.progress = Some(Box::new(move |p: &runner::ProgressInfo| {
+        st.lock().unwrap().push((p.step, p.total))
+    }));
     req.chunk = 16;
     req.checkpoint.every = Some(crate::checkpoint::Interval {
         steps: Some(16),
@@ -431,7 +433,9 @@ fn a_stopped_run_is_interrupted_with_advice() {
     req.stop = Some(stop.clone());
     req.chunk = 8;
     // Stop after the first chunk.
-    req.progress = Some(Box::new(move |_, _, _| stop.store(true, Ordering::SeqCst)));
+    req.progress = Some(Box::new(move |_: &runner::ProgressInfo| {
+        stop.store(true, Ordering::SeqCst)
+    }));
     let report = Session::load(req)
         .unwrap()
         .prepare(&[&CPU], &Memory(files.clone()))
