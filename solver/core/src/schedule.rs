@@ -111,7 +111,10 @@ impl Stage {
 
     /// Whether the stage writes H (else E, or only reads: a pass at EndOfStep).
     pub fn writes_h(&self) -> bool {
-        matches!(self, Stage::HBulk | Stage::HCpml | Stage::Hook(Hook::AfterH) | Stage::HaloH)
+        matches!(
+            self,
+            Stage::HBulk | Stage::HCpml | Stage::Hook(Hook::AfterH) | Stage::HaloH
+        )
     }
 }
 
@@ -280,7 +283,10 @@ impl Schedule {
             (Stage::EBulk, true),
             (Stage::ECpml, has_cpml),
             (Stage::Hook(Hook::AfterE), hooked(Hook::AfterE)),
-            (Stage::PeriodicCopies, model.faces.iter().any(|&k| k == FaceKind::Periodic)),
+            (
+                Stage::PeriodicCopies,
+                model.faces.iter().any(|&k| k == FaceKind::Periodic),
+            ),
             (Stage::HaloE, true),
             (Stage::Hook(Hook::EndOfStep), hooked(Hook::EndOfStep)),
         ]

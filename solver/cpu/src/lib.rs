@@ -25,8 +25,8 @@ use fdtd_core::model::Model;
 use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use fdtd_core::plan::Plan;
 use fdtd_core::state::{SolverState, StateArray};
-use program::Run;
 use fdtd_core::Component;
+use program::Run;
 use std::sync::Arc;
 
 /// The CPU as an [`Engine`]: what `fdtd_core::backend::create` chooses from.

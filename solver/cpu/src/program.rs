@@ -26,8 +26,7 @@ pub enum Run {
 /// with no state and no outputs (per-slab calls would split those by slab).
 fn slab_local(m: &Model, hook: Hook) -> bool {
     hook == Hook::AfterH
-        && m
-            .schedule
+        && m.schedule
             .at(Hook::AfterH)
             .all(|p| p.state.is_empty() && p.outputs.is_empty())
 }

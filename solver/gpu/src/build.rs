@@ -1,15 +1,13 @@
 //! Allocation of every buffer and the per-step list of dispatches.
 //!
 //! Everything a step needs is prepared once: one uniform parameter block (a type of
-//! [`crate::params`]) and one bind group per dispatch, in the order of the model's
-//! schedule (`fdtd_core::schedule`), which the CPU backend follows too:
-//!
-//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); AfterH passes
-//!    (magnetic sources); H ghost planes (and the periodic-x image of H[nx−1]).
-//! 2. E on PMC/periodic face planes; E bulk with the CPML corrections to E (face-plane
-//!    samples included) fused in (`update_e.wgsl`); AfterE passes (electric sources);
-//!    periodic copies (x, then y, then z); E ghost planes.
-//! 3. EndOfStep passes (probes).
+//! [`crate::params`]) and one bind group per dispatch. The dispatches are compiled by
+//! one loop over the schedule's stage list (`Schedule::stages`, which the CPU backend
+//! executes too), each [`Op`] tagged with its stage: `HBulk` / `EBulk` are `update_h` /
+//! `update_e` per piece with the following `HCpml` / `ECpml` fused in (slots and signs
+//! from the schedule: [`cpml_table`]); `Hook` stages are the passes' kernels per piece;
+//! `HaloH` / `HaloE` the ghost-plane copies; `EFaces` the face-plane jobs;
+//! `PeriodicCopies` the copies of the high face planes.
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
@@ -535,7 +533,11 @@ pub fn build(
                 }
             }
             Stage::HCpml | Stage::ECpml => {
-                let bulk = if stage == Stage::HCpml { Stage::HBulk } else { Stage::EBulk };
+                let bulk = if stage == Stage::HCpml {
+                    Stage::HBulk
+                } else {
+                    Stage::EBulk
+                };
                 assert!(
                     si > 0 && stages[si - 1] == bulk,
                     "{stage:?} must follow {bulk:?}: the GPU fuses it into that kernel"
