@@ -1,6 +1,6 @@
 // CPML helpers of the bulk kernels: kernels.rs puts this file between the prelude and
-// update_h.wgsl or update_e.wgsl, which declare what it uses: `g` (Grid), `psi0` and
-// `psi1` (the psi slots of the kernel's phase).
+// update_h.wgsl or update_e.wgsl, which declare what it uses: `g` (Grid), `tab` (the
+// coefficients and profiles), `psi0` and `psi1` (the psi slots of the kernel's phase).
 
 // No layer on this axis holds the sample.
 const NONE: u32 = 6u;
@@ -44,4 +44,24 @@ fn prep(f: u32, axis: u32, i: u32, j: u32, k: u32) -> Cpml {
     r.s0 = psi0[p];
     r.s1 = psi1[p];
     return r;
+}
+
+// The CPML correction of component c (0..2 within the kernel's phase) by layer f
+// (normal to `axis`) at (i, j, k), with d the derivative along `axis` the bulk update
+// used, q the layer's psi from `prep` and coef the sample's cb (E) or db (H): updates
+// psi in the slot the schedule gives (g.cpml_slot: 0 = psi0, 1 = psi1) and returns
+// sgn*coef*((1/kappa - 1)*d + psi), sgn = g.cpml_sign (CpmlPass::sign). The slot and
+// sign are uniform across a dispatch, so the branch costs no divergence and no memory
+// traffic beyond the one psi store.
+fn correct(f: u32, axis: u32, c: u32, q: Cpml, d: f32, coef: f32, i: u32, j: u32, k: u32) -> f32 {
+    let w = at(f, axis, i, j, k);
+    let n = g.lay[f].len;
+    let slot = g.cpml_slot[c][axis];
+    let ps = tab[w.y] * select(q.s0, q.s1, slot == 1u) + tab[w.y + n] * d;
+    if (slot == 0u) {
+        psi0[w.x] = ps;
+    } else {
+        psi1[w.x] = ps;
+    }
+    return g.cpml_sign[c][axis] * coef * (tab[w.y + 2u * n] * d + ps);
 }

@@ -53,6 +53,12 @@ struct Grid {
     // .w unused).
     lo: array<vec4<u32>, 3>,
     hi: array<vec4<u32>, 3>,
+    // The schedule's CPML corrections of this phase (CpmlPass): for component c (0..2
+    // within the phase) and layer axis a, cpml_slot[c][a] is the psi buffer (0: psi0 =
+    // slot 0 / 2, 1: psi1 = slot 1 / 3) and cpml_sign[c][a] the sign (.w and a == c
+    // unused).
+    cpml_slot: array<vec4<u32>, 3>,
+    cpml_sign: array<vec4<f32>, 3>,
     lay: array<Layer, 6>,
 }
 

@@ -13,8 +13,8 @@
 //
 //   psi = b[t]*psi + a[t]*d;   E += sgn*cb*((1/kappa - 1)[t]*d + psi)
 //
-// with d the derivative of H along a, sgn = -1 for E_{a+1} (psi slot 0), +1 for
-// E_{a+2} (slot 1). Face-plane samples (PMC, periodic) are updated by
+// with d the derivative of H along a, and the psi slot and sgn the schedule's
+// (CpmlPass::slot, sign: Grid::cpml_slot, cpml_sign; `correct` in cpml.wgsl). Face-plane samples (PMC, periodic) are updated by
 // `boundary.wgsl::update_e_faces`, which runs before this kernel (as the CPU does the
 // faces first), so here they only receive their CPML corrections.
 //
@@ -97,7 +97,7 @@ fn update_e(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k_in = k > 0u && k < g.nz;
     let p = vec3<u32>(i, j, k);
 
-    // Ex: bulk i < nx, 0 < j < ny, 0 < k < nz; CPML: y layers (slot 1, +), z layers (slot 0, -).
+    // Ex: bulk i < nx, 0 < j < ny, 0 < k < nz; CPML: y layers, then z layers.
     let bx = i < g.nx && j_in && k_in;
     let cx = (lb != NONE || lc != NONE) && in_box(0u, p);
     if (bx || cx) {
@@ -112,23 +112,15 @@ fn update_e(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         if (cx) {
             if (lb != NONE) {
-                let w = at(lb, 1u, i, j, k);
-                let n = g.lay[lb].len;
-                let ps = tab[w.y] * qb.s1 + tab[w.y + n] * dy_hz;
-                psi1[w.x] = ps;
-                vx = vx + cb * (tab[w.y + 2u * n] * dy_hz + ps);
+                vx = vx + correct(lb, 1u, 0u, qb, dy_hz, cb, i, j, k);
             }
             if (lc != NONE) {
-                let w = at(lc, 2u, i, j, k);
-                let n = g.lay[lc].len;
-                let ps = tab[w.y] * qc.s0 + tab[w.y + n] * dz_hy;
-                psi0[w.x] = ps;
-                vx = vx + -cb * (tab[w.y + 2u * n] * dz_hy + ps);
+                vx = vx + correct(lc, 2u, 0u, qc, dz_hy, cb, i, j, k);
             }
         }
         ex[l] = vx;
     }
-    // Ey: bulk 0 < i < nx, j < ny, 0 < k < nz; CPML: x layers (slot 0, -), z layers (slot 1, +).
+    // Ey: bulk 0 < i < nx, j < ny, 0 < k < nz; CPML: x layers, then z layers.
     let by = i_in && j < g.ny && k_in;
     let cy = (la != NONE || lc != NONE) && in_box(1u, p);
     if (by || cy) {
@@ -143,23 +135,15 @@ fn update_e(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         if (cy) {
             if (la != NONE) {
-                let w = at(la, 0u, i, j, k);
-                let n = g.lay[la].len;
-                let ps = tab[w.y] * qa.s0 + tab[w.y + n] * dx_hz;
-                psi0[w.x] = ps;
-                vy = vy + -cb * (tab[w.y + 2u * n] * dx_hz + ps);
+                vy = vy + correct(la, 0u, 1u, qa, dx_hz, cb, i, j, k);
             }
             if (lc != NONE) {
-                let w = at(lc, 2u, i, j, k);
-                let n = g.lay[lc].len;
-                let ps = tab[w.y] * qc.s1 + tab[w.y + n] * dz_hx;
-                psi1[w.x] = ps;
-                vy = vy + cb * (tab[w.y + 2u * n] * dz_hx + ps);
+                vy = vy + correct(lc, 2u, 1u, qc, dz_hx, cb, i, j, k);
             }
         }
         ey[l] = vy;
     }
-    // Ez: bulk 0 < i < nx, 0 < j < ny, k < nz; CPML: x layers (slot 1, +), y layers (slot 0, -).
+    // Ez: bulk 0 < i < nx, 0 < j < ny, k < nz; CPML: x layers, then y layers.
     let bz = i_in && j_in && k < g.nz;
     let cz = (la != NONE || lb != NONE) && in_box(2u, p);
     if (bz || cz) {
@@ -174,18 +158,10 @@ fn update_e(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         if (cz) {
             if (la != NONE) {
-                let w = at(la, 0u, i, j, k);
-                let n = g.lay[la].len;
-                let ps = tab[w.y] * qa.s1 + tab[w.y + n] * dx_hy;
-                psi1[w.x] = ps;
-                vz = vz + cb * (tab[w.y + 2u * n] * dx_hy + ps);
+                vz = vz + correct(la, 0u, 2u, qa, dx_hy, cb, i, j, k);
             }
             if (lb != NONE) {
-                let w = at(lb, 1u, i, j, k);
-                let n = g.lay[lb].len;
-                let ps = tab[w.y] * qb.s0 + tab[w.y + n] * dy_hx;
-                psi0[w.x] = ps;
-                vz = vz + -cb * (tab[w.y + 2u * n] * dy_hx + ps);
+                vz = vz + correct(lb, 1u, 2u, qb, dy_hx, cb, i, j, k);
             }
         }
         ez[l] = vz;

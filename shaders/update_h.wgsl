@@ -13,8 +13,9 @@
 //
 //   psi = b[t]*psi + a[t]*d;   H += sgn*db*((1/kappa - 1)[t]*d + psi)
 //
-// sgn = +1 for H_{a+1} (psi slot 2), -1 for H_{a+2} (slot 3), t the sample's index
-// along a minus the layer's first H index. The layers' H ranges lie inside the bulk
+// with the psi slot and sgn the schedule's (CpmlPass::slot, sign: Grid::cpml_slot,
+// cpml_sign; `correct` in cpml.wgsl), t the sample's index along a minus the layer's
+// first H index. The layers' H ranges lie inside the bulk
 // ranges above, so every corrected sample is a bulk sample of the same thread.
 //
 // Memory layout (see solver/gpu/src/layout.rs): the grid is cut into slabs ("pieces") of
@@ -34,7 +35,7 @@
 // early as well kept more registers live and made update_e 14 % slower.
 
 // Declared in prelude.wgsl (prepended): Grid, Layer, MIXED, half; in cpml.wgsl (between
-// the two): NONE, Cpml, find, at, prep.
+// the two): NONE, Cpml, find, at, prep, correct.
 
 override WG_X: u32 = 128u;
 override WG_Y: u32 = 1u;
@@ -102,7 +103,7 @@ fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {
     let dx_ey = (ey_i - ey0) * g.inv_dx;
     let dy_ex = (ex_j - ex0) * g.inv_dy;
 
-    // Hx: i <= nx, j < ny, k < nz; CPML: y layers (slot 3, -), then z layers (slot 2, +).
+    // Hx: i <= nx, j < ny, k < nz; CPML: y layers, then z layers.
     if (j < g.ny && k < g.nz) {
         var m = fx;
         if (fx == MIXED) {
@@ -111,23 +112,15 @@ fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {
         let c = tab[m];
         vx = vx - c * (dy_ez - dz_ey);
         if (lb != NONE) {
-            let w = at(lb, 1u, i, j, k);
-            let n = g.lay[lb].len;
-            let ps = tab[w.y] * qb.s1 + tab[w.y + n] * dy_ez;
-            psi1[w.x] = ps;
-            vx = vx + -c * (tab[w.y + 2u * n] * dy_ez + ps);
+            vx = vx + correct(lb, 1u, 0u, qb, dy_ez, c, i, j, k);
         }
         if (lc != NONE) {
-            let w = at(lc, 2u, i, j, k);
-            let n = g.lay[lc].len;
-            let ps = tab[w.y] * qc.s0 + tab[w.y + n] * dz_ey;
-            psi0[w.x] = ps;
-            vx = vx + c * (tab[w.y + 2u * n] * dz_ey + ps);
+            vx = vx + correct(lc, 2u, 0u, qc, dz_ey, c, i, j, k);
         }
         hx[l] = vx;
     }
     if (i < g.nx) {
-        // Hy: i < nx, j <= ny, k < nz; CPML: x layers (slot 2, +), then z layers (slot 3, -).
+        // Hy: i < nx, j <= ny, k < nz; CPML: x layers, then z layers.
         if (k < g.nz) {
             var m = fy;
             if (fy == MIXED) {
@@ -136,22 +129,14 @@ fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {
             let c = tab[m];
             vy = vy - c * (dz_ex - dx_ez);
             if (la != NONE) {
-                let w = at(la, 0u, i, j, k);
-                let n = g.lay[la].len;
-                let ps = tab[w.y] * qa.s0 + tab[w.y + n] * dx_ez;
-                psi0[w.x] = ps;
-                vy = vy + c * (tab[w.y + 2u * n] * dx_ez + ps);
+                vy = vy + correct(la, 0u, 1u, qa, dx_ez, c, i, j, k);
             }
             if (lc != NONE) {
-                let w = at(lc, 2u, i, j, k);
-                let n = g.lay[lc].len;
-                let ps = tab[w.y] * qc.s1 + tab[w.y + n] * dz_ex;
-                psi1[w.x] = ps;
-                vy = vy + -c * (tab[w.y + 2u * n] * dz_ex + ps);
+                vy = vy + correct(lc, 2u, 1u, qc, dz_ex, c, i, j, k);
             }
             hy[l] = vy;
         }
-        // Hz: i < nx, j < ny, k <= nz; CPML: x layers (slot 3, -), then y layers (slot 2, +).
+        // Hz: i < nx, j < ny, k <= nz; CPML: x layers, then y layers.
         if (j < g.ny) {
             var m = fz;
             if (fz == MIXED) {
@@ -160,18 +145,10 @@ fn update_h(@builtin(global_invocation_id) gid: vec3<u32>) {
             let c = tab[m];
             vz = vz - c * (dx_ey - dy_ex);
             if (la != NONE) {
-                let w = at(la, 0u, i, j, k);
-                let n = g.lay[la].len;
-                let ps = tab[w.y] * qa.s1 + tab[w.y + n] * dx_ey;
-                psi1[w.x] = ps;
-                vz = vz + -c * (tab[w.y + 2u * n] * dx_ey + ps);
+                vz = vz + correct(la, 0u, 2u, qa, dx_ey, c, i, j, k);
             }
             if (lb != NONE) {
-                let w = at(lb, 1u, i, j, k);
-                let n = g.lay[lb].len;
-                let ps = tab[w.y] * qb.s0 + tab[w.y + n] * dy_ex;
-                psi0[w.x] = ps;
-                vz = vz + c * (tab[w.y + 2u * n] * dy_ex + ps);
+                vz = vz + correct(lb, 1u, 2u, qb, dy_ex, c, i, j, k);
             }
             hz[l] = vz;
         }

@@ -28,3 +28,52 @@ override SLOTS: u32 = 64u;
 @group(0) @binding(9) var<storage, read_write> state: array<f32>;
 // The pass's own parameters (DevicePass::params; f32 values as bitcast<f32>(params[i])).
 @group(0) @binding(10) var<storage, read> params: array<u32>;
+
+// Field access by component, the one switch every pass shares: c is the component index
+// (0..5 = Ex, Ey, Ez, Hx, Hy, Hz, as Component::index and the records' .x), l the
+// local flat index (records[q].y).
+fn read_field(c: u32, l: u32) -> f32 {
+    switch c {
+        case 0u: {
+            return ex[l];
+        }
+        case 1u: {
+            return ey[l];
+        }
+        case 2u: {
+            return ez[l];
+        }
+        case 3u: {
+            return hx[l];
+        }
+        case 4u: {
+            return hy[l];
+        }
+        default: {
+            return hz[l];
+        }
+    }
+}
+
+fn write_field(c: u32, l: u32, v: f32) {
+    switch c {
+        case 0u: {
+            ex[l] = v;
+        }
+        case 1u: {
+            ey[l] = v;
+        }
+        case 2u: {
+            ez[l] = v;
+        }
+        case 3u: {
+            hx[l] = v;
+        }
+        case 4u: {
+            hy[l] = v;
+        }
+        default: {
+            hz[l] = v;
+        }
+    }
+}

@@ -5,7 +5,7 @@
 // State: re[f][r] then im[f][r]. After step n, when (n + 1) % every == 0:
 //   phase = inc·(n+1) (E, at (n+1)·dt) or inc·n + half (H, at (n+½)·dt), wrapping u32;
 //   θ = f32(i32(phase))·2π/2³² in [−π, π); re += v·cos θ; im −= v·sin θ.
-// The bindings, `step` and WG are declared in passes/abi.wgsl.
+// The bindings, `read_field`, `step` and WG are declared in passes/abi.wgsl.
 
 @compute @workgroup_size(WG, 1, 1)
 fn accumulate_dft(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -20,27 +20,7 @@ fn accumulate_dft(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     }
     let e = records[q];
     let l = e.y;
-    var v: f32;
-    switch e.x {
-        case 0u: {
-            v = ex[l];
-        }
-        case 1u: {
-            v = ey[l];
-        }
-        case 2u: {
-            v = ez[l];
-        }
-        case 3u: {
-            v = hx[l];
-        }
-        case 4u: {
-            v = hy[l];
-        }
-        default: {
-            v = hz[l];
-        }
-    }
+    let v = read_field(e.x, l);
     let nrec = params[0];
     let nf = params[1];
     let rad = bitcast<f32>(params[3]);

@@ -2,7 +2,7 @@
 // `solver/core/src/pass.rs`. Record q: (edge index s << 2 | E component 0..2, local
 // index, k = dt·l/(L_e·A) as f32 bits, the edge's cb as f32 bits). State: J_L per edge.
 // After the E update: E −= cb·J_L (the inductor current at n+½), then J_L += k·E.
-// The bindings, `step` and WG are declared in passes/abi.wgsl.
+// The bindings, `read_field`, `write_field`, `step` and WG are declared in passes/abi.wgsl.
 
 @compute @workgroup_size(WG, 1, 1)
 fn apply_inductors(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -17,20 +17,9 @@ fn apply_inductors(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     let k = bitcast<f32>(r.z);
     let cb = bitcast<f32>(r.w);
     let j = state[s];
-    var e: f32;
-    switch r.x & 3u {
-        case 0u: {
-            e = ex[l] - cb * j;
-            ex[l] = e;
-        }
-        case 1u: {
-            e = ey[l] - cb * j;
-            ey[l] = e;
-        }
-        default: {
-            e = ez[l] - cb * j;
-            ez[l] = e;
-        }
-    }
+    // Component r.x & 3 is an E component (0..2).
+    let c = r.x & 3u;
+    let e = read_field(c, l) - cb * j;
+    write_field(c, l, e);
     state[s] = j + k * e;
 }

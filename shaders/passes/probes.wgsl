@@ -1,7 +1,7 @@
 // Probe sampling (`solver/core/src/passes/probes.rs`), with the point-pass ABI of
 // `solver/core/src/pass.rs`. Records: (component 0..5, local index, every, output
 // stream). Stream q's samples of a submission go to out[q * SLOTS + slot], slot = how
-// many times the stream was due since step n0, minus one. The bindings, `step`, WG and
+// many times the stream was due since step n0, minus one. The bindings, `read_field`, `step`, WG and
 // SLOTS are declared in passes/abi.wgsl.
 
 @compute @workgroup_size(WG, 1, 1)
@@ -18,26 +18,6 @@ fn sample_probes(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     }
     let slot = (step.n + 1u) / every - step.n0 / every - 1u;
     let l = e.y;
-    var v: f32;
-    switch e.x {
-        case 0u: {
-            v = ex[l];
-        }
-        case 1u: {
-            v = ey[l];
-        }
-        case 2u: {
-            v = ez[l];
-        }
-        case 3u: {
-            v = hx[l];
-        }
-        case 4u: {
-            v = hy[l];
-        }
-        default: {
-            v = hz[l];
-        }
-    }
+    let v = read_field(e.x, l);
     out[e.w * SLOTS + slot] = v;
 }

@@ -1,8 +1,8 @@
 // Point sources (`solver/core/src/passes/sources.rs`), with the point-pass ABI of
 // `solver/core/src/pass.rs`. Records: (component 0..5, local index, 1 = hard / 0 =
 // soft, model source index). `values` holds the host-evaluated source values of the
-// submission, [step][model source] (Model::source_values). The bindings and `step`
-// are declared in passes/abi.wgsl.
+// submission, [step][model source] (Model::source_values). The bindings, `read_field`,
+// `write_field` and `step` are declared in passes/abi.wgsl.
 
 // One thread applies every source of the list in order, like the CPU loop, so two
 // sources on one sample add up in the same order.
@@ -14,25 +14,6 @@ fn apply_sources() {
         let l = e.y;
         let v = values[step.s * step.ns + e.w];
         let hard = e.z == 1u;
-        switch e.x {
-            case 0u: {
-                ex[l] = select(ex[l] + v, v, hard);
-            }
-            case 1u: {
-                ey[l] = select(ey[l] + v, v, hard);
-            }
-            case 2u: {
-                ez[l] = select(ez[l] + v, v, hard);
-            }
-            case 3u: {
-                hx[l] = select(hx[l] + v, v, hard);
-            }
-            case 4u: {
-                hy[l] = select(hy[l] + v, v, hard);
-            }
-            default: {
-                hz[l] = select(hz[l] + v, v, hard);
-            }
-        }
+        write_field(e.x, l, select(read_field(e.x, l) + v, v, hard));
     }
 }

@@ -1,21 +1,29 @@
 //! The step as data: what one time step does, in order, with the index ranges of
 //! every pass, computed once from the model.
 //!
+//! [`Schedule::stages`] is the step's program: the one description of its order that
+//! both backends execute (the list [`Schedule::build`] makes, printed by `fdtd check
+//! --schedule`):
+//!
 //! ```text
-//! H phase   H bulk (every H sample with all its E neighbours)
-//!           + CPML corrections to H, per layer and ψ slot      [cpml, H passes]
-//!           passes hooked AfterH (magnetic sources)            [passes]
-//! E phase   E on PMC / periodic face planes (image rule)       [faces]
-//!           E bulk on interior samples
-//!           + CPML corrections to E, per layer and ψ slot      [cpml, E passes]
-//!           passes hooked AfterE (electric sources)            [passes]
-//!           periodic copies of the high face planes            [copies]
-//! end       passes hooked EndOfStep (probes)                   [passes]
+//! HBulk            H bulk (every H sample with all its E neighbours)
+//! HCpml            CPML corrections to H, per layer and ψ slot 2, 3  [cpml]
+//! Hook(AfterH)     passes hooked AfterH (magnetic sources)           [passes]
+//! HaloH            H halo exchange between pieces (ghost planes)
+//! EFaces           E on PMC / periodic face planes (image rule)      [faces]
+//! EBulk            E bulk on interior samples
+//! ECpml            CPML corrections to E, per layer and ψ slot 0, 1  [cpml]
+//! Hook(AfterE)     passes hooked AfterE (electric sources)           [passes]
+//! PeriodicCopies   copies of the low face planes onto the high ones  [copies]
+//! HaloE            E halo exchange between pieces (ghost planes)
+//! Hook(EndOfStep)  passes hooked EndOfStep (probes)                  [passes]
 //! ```
 //!
-//! Backends execute this schedule and decide *how*: the CPU fuses the H and E phases
-//! into one sweep over x-slabs and applies CPML corrections and AfterH passes per
-//! slab; the GPU fuses the CPML corrections into its two bulk kernels. Neither
+//! A stage with nothing to do (no CPML, no face planes, no pass at a hook) is left out.
+//! Backends execute the list in order and decide *how*: the CPU fuses the slab-local
+//! stages (H then E) into one sweep over x-slabs; the GPU fuses each CPML stage into the
+//! bulk kernel before it (the kernels read the slots and signs from the schedule's
+//! [`CpmlPass`]es) and turns the halo stages into ghost-plane copies. Neither
 //! recomputes a range: every box below is the one both use. The bulk updates' own
 //! ranges are fixed by the Yee stencil (see `fdtd-cpu`'s `update.rs`) and are not
 //! data; everything a scene can switch on or off is.
@@ -48,6 +56,66 @@ pub struct Schedule {
     pub copies: Vec<PeriodicCopy>,
     /// Extension passes (sources, probes, ...), in the order they run within their hook.
     pub passes: Vec<ScheduledPass>,
+    /// The step's program: what runs, in order (see the module doc). Both backends
+    /// iterate this list; the fields above say what each stage covers.
+    pub stages: Vec<Stage>,
+}
+
+/// One stage of the step's program ([`Schedule::stages`]). A stage names *what* runs;
+/// its index ranges are in the schedule's other fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// H^{n+1/2} from E^n on every H sample with all its E neighbours (Yee curl).
+    HBulk,
+    /// The CPML corrections to H ([`Schedule::cpml`], slots 2 and 3), on samples the
+    /// H bulk has just updated.
+    HCpml,
+    /// The extension passes at a hook, in schedule order ([`Schedule::at`]).
+    Hook(Hook),
+    /// H of each piece's boundary plane copied into its neighbour's ghost plane (and
+    /// the periodic-x image of H[nx−1]) on a backend that splits the grid; nothing on
+    /// one address space (the CPU).
+    HaloH,
+    /// E on PMC and periodic face planes by the image rule ([`Schedule::faces`]),
+    /// before the E bulk (whose CPML then corrects them too).
+    EFaces,
+    /// E^{n+1} from H^{n+1/2} on interior samples (off PEC walls).
+    EBulk,
+    /// The CPML corrections to E ([`Schedule::cpml`], slots 0 and 1), including
+    /// face-plane samples ([`Schedule::e_box`]).
+    ECpml,
+    /// The low face plane's tangential E copied onto the high one, per periodic axis
+    /// ([`Schedule::copies`], x then y then z).
+    PeriodicCopies,
+    /// E of each piece's first plane copied into the previous piece's ghost plane.
+    HaloE,
+}
+
+impl Stage {
+    /// Short name for `fdtd check --schedule` and GPU op labels.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::HBulk => "HBulk",
+            Stage::HCpml => "HCpml",
+            Stage::Hook(Hook::AfterH) => "Hook(AfterH)",
+            Stage::Hook(Hook::AfterE) => "Hook(AfterE)",
+            Stage::Hook(Hook::EndOfStep) => "Hook(EndOfStep)",
+            Stage::HaloH => "HaloH",
+            Stage::EFaces => "EFaces",
+            Stage::EBulk => "EBulk",
+            Stage::ECpml => "ECpml",
+            Stage::PeriodicCopies => "PeriodicCopies",
+            Stage::HaloE => "HaloE",
+        }
+    }
+
+    /// Whether the stage writes H (else E, or only reads: a pass at EndOfStep).
+    pub fn writes_h(&self) -> bool {
+        matches!(
+            self,
+            Stage::HBulk | Stage::HCpml | Stage::Hook(Hook::AfterH) | Stage::HaloH
+        )
+    }
 }
 
 /// One CPML correction (Roden–Gedney): target component `target` from the derivative of
@@ -203,11 +271,34 @@ impl Schedule {
                 outputs,
             });
         }
+        let faces = faces(model);
+        let has_cpml = !cpml.is_empty();
+        let hooked = |h: Hook| scheduled.iter().any(|p| p.pass.hook() == h);
+        let stages = [
+            (Stage::HBulk, true),
+            (Stage::HCpml, has_cpml),
+            (Stage::Hook(Hook::AfterH), hooked(Hook::AfterH)),
+            (Stage::HaloH, true),
+            (Stage::EFaces, !faces.is_empty()),
+            (Stage::EBulk, true),
+            (Stage::ECpml, has_cpml),
+            (Stage::Hook(Hook::AfterE), hooked(Hook::AfterE)),
+            (
+                Stage::PeriodicCopies,
+                model.faces.iter().any(|&k| k == FaceKind::Periodic),
+            ),
+            (Stage::HaloE, true),
+            (Stage::Hook(Hook::EndOfStep), hooked(Hook::EndOfStep)),
+        ]
+        .into_iter()
+        .filter_map(|(s, on)| on.then_some(s))
+        .collect();
         Schedule {
             state,
             cpml,
             e_box,
-            faces: faces(model),
+            faces,
+            stages,
             copies: (0..3)
                 .filter(|&a| model.faces[2 * a] == FaceKind::Periodic)
                 .map(|axis| PeriodicCopy {
@@ -242,7 +333,8 @@ impl Schedule {
     }
 }
 
-/// The step in words, one pass a line (`fdtd check --schedule` prints it).
+/// The step in words: one stage after another, its name on its first line
+/// (`fdtd check --schedule` prints it).
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rng = |b: &Box3| {
@@ -252,61 +344,70 @@ impl fmt::Display for Schedule {
                 .join(", ")
         };
         let name = |c: usize| Component::ALL[c].name();
-        let hooked = |f: &mut fmt::Formatter<'_>, hook: Hook| -> fmt::Result {
-            let phase = match hook {
-                Hook::AfterH => "H",
-                Hook::AfterE => "E",
-                Hook::EndOfStep => "·",
+        let axis = |a: usize| ["x", "y", "z"][a];
+        for stage in &self.stages {
+            let mut lines = Vec::new();
+            let cpml = |electric: bool| -> Vec<String> {
+                self.cpml
+                    .iter()
+                    .filter(|p| p.electric() == electric)
+                    .map(|p| {
+                        format!(
+                            "   + CPML {} from d{}/d{}  [{}]  (ψ slot {}, sign {:+})",
+                            name(p.target),
+                            name(p.source),
+                            axis(p.axis),
+                            rng(&p.range),
+                            p.slot,
+                            p.sign
+                        )
+                    })
+                    .collect()
             };
-            for p in self.at(hook) {
-                writeln!(f, "  {phase}  pass {}: {}", p.pass.name(), p.pass.describe())?;
+            match stage {
+                Stage::HBulk => lines.push("H  bulk update of Hx, Hy, Hz".to_string()),
+                Stage::HCpml => lines = cpml(false),
+                Stage::Hook(hook) => {
+                    let phase = match hook {
+                        Hook::AfterH => "H",
+                        Hook::AfterE => "E",
+                        Hook::EndOfStep => "·",
+                    };
+                    for p in self.at(*hook) {
+                        lines.push(format!("{phase}  pass {}: {}", p.pass.name(), p.pass.describe()));
+                    }
+                }
+                Stage::HaloH => lines.push("H  halo: ghost planes between pieces (GPU)".to_string()),
+                Stage::EFaces => {
+                    for fp in &self.faces {
+                        lines.push(format!(
+                            "E  face plane {} at {}={}  [{}]",
+                            name(fp.comp),
+                            axis(fp.normal),
+                            fp.plane,
+                            rng(&fp.range)
+                        ));
+                    }
+                }
+                Stage::EBulk => lines.push("E  bulk update of Ex, Ey, Ez".to_string()),
+                Stage::ECpml => lines = cpml(true),
+                Stage::PeriodicCopies => {
+                    for c in &self.copies {
+                        lines.push(format!(
+                            "E  periodic copy along {} of {}, {}",
+                            axis(c.axis),
+                            name(c.components[0]),
+                            name(c.components[1])
+                        ));
+                    }
+                }
+                Stage::HaloE => lines.push("E  halo: ghost planes between pieces (GPU)".to_string()),
             }
-            Ok(())
-        };
-        writeln!(f, "  H  bulk update of Hx, Hy, Hz")?;
-        for p in self.cpml.iter().filter(|p| !p.electric()) {
-            writeln!(
-                f,
-                "     + CPML {} from d{}/d{}  [{}]",
-                name(p.target),
-                name(p.source),
-                ["x", "y", "z"][p.axis],
-                rng(&p.range)
-            )?;
+            for (i, line) in lines.iter().enumerate() {
+                let label = if i == 0 { stage.name() } else { "" };
+                writeln!(f, "  {label:<16} {line}")?;
+            }
         }
-        hooked(f, Hook::AfterH)?;
-        for fp in &self.faces {
-            writeln!(
-                f,
-                "  E  face plane {} at {}={}  [{}]",
-                name(fp.comp),
-                ["x", "y", "z"][fp.normal],
-                fp.plane,
-                rng(&fp.range)
-            )?;
-        }
-        writeln!(f, "  E  bulk update of Ex, Ey, Ez")?;
-        for p in self.cpml.iter().filter(|p| p.electric()) {
-            writeln!(
-                f,
-                "     + CPML {} from d{}/d{}  [{}]",
-                name(p.target),
-                name(p.source),
-                ["x", "y", "z"][p.axis],
-                rng(&p.range)
-            )?;
-        }
-        hooked(f, Hook::AfterE)?;
-        for c in &self.copies {
-            writeln!(
-                f,
-                "  E  periodic copy along {} of {}, {}",
-                ["x", "y", "z"][c.axis],
-                name(c.components[0]),
-                name(c.components[1])
-            )?;
-        }
-        hooked(f, Hook::EndOfStep)?;
         writeln!(
             f,
             "  state: {} named arrays (fields, CPML ψ, pass state)",

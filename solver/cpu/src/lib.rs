@@ -1,21 +1,18 @@
 //! CPU backend: structure-of-arrays f32 fields, rayon over x-slabs.
 //!
-//! It executes the model's [schedule](fdtd_core::schedule) in this order:
-//! 1. H bulk update with the CPML corrections to H ([`update::h_slab`], [`cpml`]),
-//!    then the AfterH passes (magnetic sources).
-//! 2. E on PMC/periodic face planes ([`boundary`]), then the E bulk update on
-//!    interior samples ([`update::e_slab`]) with the CPML corrections to E.
-//!
-//! The CPU runs 1–2 as one fused sweep over x-slabs ([`sweep`]): each slab's H and
-//! then E are updated while its neighbours are in cache, and CPML corrections and
-//! AfterH passes are applied per slab right after its bulk update.
-//! 3. AfterE passes (electric sources), then periodic copies of the high face planes.
-//! 4. EndOfStep passes (probes).
+//! It executes the model's stage list ([`Schedule::stages`](fdtd_core::schedule::Schedule))
+//! as compiled once by [`program::compile`]: the slab-local stages (H bulk, H CPML,
+//! stateless AfterH passes, then E face planes, E bulk, E CPML) run as one fused sweep
+//! over x-slabs ([`sweep`]), each slab's H and then E updated while its neighbours are in
+//! cache; the other stages (AfterE and EndOfStep passes, periodic copies, and AfterH
+//! passes with state or outputs, which split the sweep in two) run on the whole grid in
+//! between, in the list's order. The halo stages do nothing here.
 //!
 //! The solver state is held as the model's state table ([`SolverState`]'s arrays, in
 //! table order), so saving and loading it is a copy whatever arrays passes add.
 mod boundary;
 mod cpml;
+pub mod program;
 mod sweep;
 mod update;
 
@@ -29,6 +26,7 @@ use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use fdtd_core::plan::Plan;
 use fdtd_core::state::{SolverState, StateArray};
 use fdtd_core::Component;
+use program::Run;
 use std::sync::Arc;
 
 /// The CPU as an [`Engine`]: what `fdtd_core::backend::create` chooses from.
@@ -63,6 +61,8 @@ pub struct CpuBackend {
     pool: rayon::ThreadPool,
     /// How steps walk the slabs (fused by default).
     pub sweep: Sweep,
+    /// The schedule's stages as this backend runs them ([`program::compile`]).
+    program: Vec<program::Run>,
 }
 
 impl CpuBackend {
@@ -76,6 +76,7 @@ impl CpuBackend {
         Ok(CpuBackend {
             outputs: empty_outputs(&model),
             sweep: Sweep::default(),
+            program: program::compile(&model),
             model,
             arrays,
             pool,
@@ -84,6 +85,11 @@ impl CpuBackend {
 
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
+    }
+
+    /// The CPU's program: the model's stages as this backend runs them.
+    pub fn program(&self) -> &[program::Run] {
+        &self.program
     }
 }
 
@@ -129,25 +135,27 @@ fn run_hook(
     }
 }
 
-/// One full time step `n`; `src` holds this step's source values.
-fn step_one(m: &Model, arrays: &mut [Vec<f32>], outputs: &mut [Vec<Vec<f32>>], n: usize, src: &[f32], sweep: Sweep) {
+/// One full time step `n`: the CPU's `program` in order; `src` holds this step's
+/// source values.
+#[allow(clippy::too_many_arguments)]
+fn step_one(
+    m: &Model,
+    program: &[Run],
+    arrays: &mut [Vec<f32>],
+    outputs: &mut [Vec<Vec<f32>>],
+    n: usize,
+    src: &[f32],
+    sweep: Sweep,
+) {
     let (fields, rest) = arrays.split_at_mut(6);
     let (psi, extra) = rest.split_at_mut(m.schedule.cpml.len());
-    // AfterH passes run per slab inside the sweep unless they keep state or outputs;
-    // then the sweep runs its phases apart and they run between them.
-    let fuse = m
-        .schedule
-        .at(Hook::AfterH)
-        .all(|p| p.state.is_empty() && p.outputs.is_empty());
-    if fuse {
-        sweep::step(m, fields, psi, src, n, sweep, None);
-    } else {
-        let mut after_h = |f: &mut [Vec<f32>]| run_hook(m, Hook::AfterH, f, extra, outputs, n, src);
-        sweep::step(m, fields, psi, src, n, Sweep::TwoPass, Some(&mut after_h));
+    for run in program {
+        match run {
+            Run::Slabs { h, e } => sweep::step(m, fields, psi, src, n, sweep, h, e),
+            Run::Hook(hook) => run_hook(m, *hook, fields, extra, outputs, n, src),
+            Run::PeriodicCopies => boundary::periodic_copies(m, fields),
+        }
     }
-    run_hook(m, Hook::AfterE, fields, extra, outputs, n, src);
-    boundary::periodic_copies(m, fields);
-    run_hook(m, Hook::EndOfStep, fields, extra, outputs, n, src);
 }
 
 impl Backend for CpuBackend {
@@ -163,10 +171,12 @@ impl Backend for CpuBackend {
             outputs,
             pool,
             sweep,
+            program,
         } = self;
         pool.install(|| {
             for s in 0..count {
-                step_one(model, arrays, outputs, n0 + s, &sources[s * ns..(s + 1) * ns], *sweep);
+                let src = &sources[s * ns..(s + 1) * ns];
+                step_one(model, program, arrays, outputs, n0 + s, src, *sweep);
             }
         });
         Ok(())

@@ -21,7 +21,8 @@
 //! they make is confined to slabs the schedule above gives them.
 use super::{boundary, cpml, update};
 use fdtd_core::model::Model;
-use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
+use fdtd_core::pass::{FieldsMut, HostCtx};
+use fdtd_core::schedule::Stage;
 use rayon::prelude::*;
 
 /// ψ slabs of one x-slab: `(CPML pass index, ψ slab)` for every CPML pass that touches it.
@@ -113,15 +114,11 @@ pub enum Sweep {
     TwoPass,
 }
 
-/// What runs between the phases when AfterH passes cannot be fused: it gets the fields.
-pub type AfterH<'a> = &'a mut dyn FnMut(&mut [Vec<f32>]);
-
-/// The H and E phases of one step over the slabs (the schedule's H bulk, CPML, AfterH
-/// passes, E face planes, E bulk and CPML); the caller runs the AfterE and EndOfStep
-/// passes and the periodic copies. `fields` are the six field arrays, `rest` the rest
-/// of the state table. AfterH passes run per slab inside the sweep when they keep no
-/// state and no outputs (`fuse` in `lib.rs`); otherwise the caller runs them between
-/// [`Sweep::TwoPass`]'s phases and passes `after_h`.
+/// Slab-local stages over every x-slab (a [`Run::Slabs`](crate::program::Run) of the
+/// CPU's program): `h` on slab `i`, then `e`. `fields` are the six field arrays,
+/// `rest` the rest of the state table. With both lists non-empty and [`Sweep::Fused`],
+/// one sweep does `H(i), E(i)` slab by slab (see the module doc); otherwise all H
+/// slabs, then all E slabs.
 #[allow(clippy::too_many_arguments)]
 pub fn step(
     m: &Model,
@@ -130,37 +127,32 @@ pub fn step(
     src: &[f32],
     n: usize,
     sweep: Sweep,
-    after_h: Option<AfterH<'_>>,
+    h: &[Stage],
+    e: &[Stage],
 ) {
     let slabs = m.grid.dims()[0];
-    let fuse = after_h.is_none();
     let sx = m.grid.strides()[0];
     let mut work = slab_psi(m, rest);
     // Twice as many blocks as threads lets rayon balance uneven slabs (CPML, faces).
     let blocks = (2 * rayon::current_num_threads()).clamp(1, slabs.div_ceil(2));
     let starts: Vec<usize> = (0..blocks).map(|b| b * slabs / blocks).collect();
-    let faces = m.schedule.has_faces();
-    if sweep == Sweep::TwoPass || !fuse {
-        let shared = Shared::new(fields, sx, slabs);
-        let sh = &shared;
-        work.par_iter_mut().enumerate().for_each(|(i, sw)| {
-            // SAFETY: all H slabs are written by their own task, E is only read.
-            unsafe { h_step(m, sh, i, sw, src, n, fuse) };
-        });
-        if let Some(f) = after_h {
-            f(fields);
-        }
-        // New pointers: `fields` was borrowed again by `after_h`.
-        let shared = Shared::new(fields, sx, slabs);
-        let sh = &shared;
-        work.par_iter_mut().enumerate().for_each(|(i, sw)| {
-            // SAFETY: all E slabs are written by their own task, H is only read.
-            unsafe { e_step(m, sh, i, sw, faces) };
-        });
-        return;
-    }
     let shared = Shared::new(fields, sx, slabs);
     let sh = &shared;
+    if sweep == Sweep::TwoPass || h.is_empty() || e.is_empty() {
+        if !h.is_empty() {
+            work.par_iter_mut().enumerate().for_each(|(i, sw)| {
+                // SAFETY: all H slabs are written by their own task, E is only read.
+                unsafe { h_step(m, sh, i, sw, src, n, h) };
+            });
+        }
+        if !e.is_empty() {
+            work.par_iter_mut().enumerate().for_each(|(i, sw)| {
+                // SAFETY: all E slabs are written by their own task, H is only read.
+                unsafe { e_step(m, sh, i, sw, e) };
+            });
+        }
+        return;
+    }
     let mut chunks: Vec<&mut [SlabPsi]> = Vec::with_capacity(blocks);
     let mut rest: &mut [SlabPsi] = &mut work;
     for b in 0..blocks {
@@ -172,23 +164,23 @@ pub fn step(
     chunks.par_iter_mut().zip(&starts).for_each(|(w, &start)| {
         for (o, sw) in w.iter_mut().enumerate() {
             // SAFETY (both calls): slab `start + o` belongs to this block; see module doc.
-            unsafe { h_step(m, sh, start + o, sw, src, n, true) };
+            unsafe { h_step(m, sh, start + o, sw, src, n, h) };
             if o > 0 {
-                unsafe { e_step(m, sh, start + o, sw, faces) };
+                unsafe { e_step(m, sh, start + o, sw, e) };
             }
         }
     });
     chunks.par_iter_mut().zip(&starts).for_each(|(w, &start)| {
         // SAFETY: phase 2: block-start E slabs are distinct, H is final.
-        unsafe { e_step(m, sh, start, &mut w[0], faces) };
+        unsafe { e_step(m, sh, start, &mut w[0], e) };
     });
 }
 
-/// H in slab `i`: bulk, CPML corrections, and (`passes`) the AfterH passes.
+/// The H stages `stages` on slab `i`: bulk, CPML corrections, AfterH passes.
 ///
 /// # Safety
 /// The caller owns H slab `i` and nobody writes E slabs `i`, `i+1` meanwhile.
-unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, passes: bool) {
+unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, stages: &[Stage]) {
     let hi = (i + 2).min(sh.slabs);
     // SAFETY: by the function's contract.
     let (mut h, e) = unsafe {
@@ -197,44 +189,49 @@ unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32]
             [0, 1, 2].map(|c| sh.window(c, i, hi)),
         )
     };
-    let [hx, hy, hz] = &mut h;
-    update::h_slab(m, i, [hx, hy, hz], e);
-    let cpml = &m.schedule.cpml;
-    for (pi, ps) in sw.iter_mut() {
-        let p = &cpml[*pi];
-        if !p.electric() {
-            cpml::correct_slab(m, p, i, h[p.target % 3], e[p.source % 3], i * sh.sx, ps);
-        }
-    }
-    if passes {
-        let [hx, hy, hz] = h;
-        let mut fields = FieldsMut {
-            windows: [None, None, None, Some(hx), Some(hy), Some(hz)],
-            base: i * sh.sx,
-        };
-        for sp in m.schedule.at(Hook::AfterH) {
-            let mut ctx = HostCtx {
-                step: n,
-                sources: src,
-                xs: (i, i + 1),
-                fields: FieldsMut {
-                    windows: fields.windows.each_mut().map(|w| w.as_deref_mut()),
-                    base: fields.base,
-                },
-                state: &mut [],
-                out: &mut [],
-            };
-            sp.pass.host(&mut ctx);
+    for stage in stages {
+        match stage {
+            Stage::HBulk => {
+                let [hx, hy, hz] = &mut h;
+                update::h_slab(m, i, [hx, hy, hz], e);
+            }
+            Stage::HCpml => {
+                let cpml = &m.schedule.cpml;
+                for (pi, ps) in sw.iter_mut() {
+                    let p = &cpml[*pi];
+                    if !p.electric() {
+                        cpml::correct_slab(m, p, i, h[p.target % 3], e[p.source % 3], i * sh.sx, ps);
+                    }
+                }
+            }
+            Stage::Hook(hook) => {
+                let [hx, hy, hz] = &mut h;
+                for sp in m.schedule.at(*hook) {
+                    let mut ctx = HostCtx {
+                        step: n,
+                        sources: src,
+                        xs: (i, i + 1),
+                        fields: FieldsMut {
+                            windows: [None, None, None, Some(&mut **hx), Some(&mut **hy), Some(&mut **hz)],
+                            base: i * sh.sx,
+                        },
+                        state: &mut [],
+                        out: &mut [],
+                    };
+                    sp.pass.host(&mut ctx);
+                }
+            }
+            other => unreachable!("{other:?} is not a slab-local H stage (program::compile)"),
         }
     }
 }
 
-/// E in slab `i`: PMC/periodic face planes, bulk, CPML corrections.
+/// The E stages `stages` on slab `i`: PMC/periodic face planes, bulk, CPML corrections.
 ///
 /// # Safety
 /// The caller owns E slab `i`, and nobody writes H slabs `i−1`, `i` (or, for periodic
 /// x faces at `i = 0`, any H slab) meanwhile.
-unsafe fn e_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, faces: bool) {
+unsafe fn e_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, stages: &[Stage]) {
     let lo = i.saturating_sub(1);
     // SAFETY: by the function's contract.
     let (mut e, h) = unsafe {
@@ -243,19 +240,28 @@ unsafe fn e_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, faces: bool
             [3, 4, 5].map(|c| sh.window(c, lo, i + 1)),
         )
     };
-    if faces {
-        // SAFETY: by the function's contract (face rules read H of slabs i−1, i, or
-        // any slab for periodic x at i = 0).
-        let get = |c: usize, flat: usize| unsafe { sh.get(3 + c, flat) };
-        boundary::faces_slab(m, i, &mut e, &get);
-    }
-    let [ex, ey, ez] = &mut e;
-    update::e_slab(m, i, [ex, ey, ez], h);
-    let cpml = &m.schedule.cpml;
-    for (pi, ps) in sw.iter_mut() {
-        let p = &cpml[*pi];
-        if p.electric() {
-            cpml::correct_slab(m, p, i, e[p.target % 3], h[p.source % 3], lo * sh.sx, ps);
+    for stage in stages {
+        match stage {
+            Stage::EFaces => {
+                // SAFETY: by the function's contract (face rules read H of slabs i−1,
+                // i, or any slab for periodic x at i = 0).
+                let get = |c: usize, flat: usize| unsafe { sh.get(3 + c, flat) };
+                boundary::faces_slab(m, i, &mut e, &get);
+            }
+            Stage::EBulk => {
+                let [ex, ey, ez] = &mut e;
+                update::e_slab(m, i, [ex, ey, ez], h);
+            }
+            Stage::ECpml => {
+                let cpml = &m.schedule.cpml;
+                for (pi, ps) in sw.iter_mut() {
+                    let p = &cpml[*pi];
+                    if p.electric() {
+                        cpml::correct_slab(m, p, i, e[p.target % 3], h[p.source % 3], lo * sh.sx, ps);
+                    }
+                }
+            }
+            other => unreachable!("{other:?} is not a slab-local E stage (program::compile)"),
         }
     }
 }

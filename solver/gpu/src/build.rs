@@ -1,20 +1,19 @@
 //! Allocation of every buffer and the per-step list of dispatches.
 //!
 //! Everything a step needs is prepared once: one uniform parameter block (a type of
-//! [`crate::params`]) and one bind group per dispatch, in the order of the model's
-//! schedule (`fdtd_core::schedule`), which the CPU backend follows too:
-//!
-//! 1. H bulk with the CPML corrections to H fused in (`update_h.wgsl`); AfterH passes
-//!    (magnetic sources); H ghost planes (and the periodic-x image of H[nx−1]).
-//! 2. E on PMC/periodic face planes; E bulk with the CPML corrections to E (face-plane
-//!    samples included) fused in (`update_e.wgsl`); AfterE passes (electric sources);
-//!    periodic copies (x, then y, then z); E ghost planes.
-//! 3. EndOfStep passes (probes).
+//! [`crate::params`]) and one bind group per dispatch. The dispatches are compiled by
+//! one loop over the schedule's stage list (`Schedule::stages`, which the CPU backend
+//! executes too), each [`Op`] tagged with its stage: `HBulk` / `EBulk` are `update_h` /
+//! `update_e` per piece with the following `HCpml` / `ECpml` fused in (slots and signs
+//! from the schedule: [`cpml_table`]); `Hook` stages are the passes' kernels per piece;
+//! `HaloH` / `HaloE` the ghost-plane copies; `EFaces` the face-plane jobs;
+//! `PeriodicCopies` the copies of the high face planes.
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
 use fdtd_core::model::{FaceKind, Model};
 use fdtd_core::pass::Hook;
+use fdtd_core::schedule::Stage;
 
 /// Which pipeline a dispatch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +34,8 @@ pub struct Op {
     pub due: Vec<usize>,
     /// Name in profiles (`profile_steps`).
     pub label: String,
+    /// Index of the schedule stage it belongs to ([`fdtd_core::schedule::Schedule::stages`]).
+    pub stage: usize,
 }
 
 impl Op {
@@ -247,6 +248,7 @@ impl Builder<'_> {
             groups,
             due: Vec::new(),
             label: k.entry().to_string(),
+            stage: 0,
         }
     }
 
@@ -400,7 +402,13 @@ pub fn build(
         let mut psis = Vec::new();
         for electric in [true, false] {
             let (table, lay) = layer_table(model, piece, if electric { &prof_e } else { &prof_h }, electric);
-            params.push(b.params(&Grid { lay, ..grid }));
+            let (cpml_slot, cpml_sign) = cpml_table(model, electric);
+            params.push(b.params(&Grid {
+                lay,
+                cpml_slot,
+                cpml_sign,
+                ..grid
+            }));
             let total: usize = table.iter().map(|s| s.len).sum();
             let phase = if electric { "E" } else { "H" };
             let bufs: [wgpu::Buffer; 2] =
@@ -506,113 +514,71 @@ pub fn build(
             groups: bulk_groups(p),
             due: Vec::new(),
             label: kernel.entry().to_string(),
+            stage: 0,
         }
     };
 
-    // ---- H phase ----------------------------------------------------------------
-    for p in 0..np {
-        ops.push(bulk_op(&b, p, 1));
-    }
+    // ---- the step: the schedule's stages, in order --------------------------------
     let passes = pass_kernels(device, kernels, shapes, model);
-    pass_ops(
-        &mut b,
-        model,
-        layout,
-        &fields,
-        &values,
-        &pass_out,
-        &passes,
-        Hook::AfterH,
-        &mut ops,
-    );
-    // Ghosts: Hy, Hz of each piece's last plane into the next piece's low ghost.
-    for p in 0..np.saturating_sub(1) {
-        let last = layout.pieces[p].planes * sx;
-        for c in [4, 5] {
-            ops.push(b.copy_op(&fields[p][c], last, &fields[p + 1][c], 0, sx));
+    let stages = &model.schedule.stages;
+    for (si, &stage) in stages.iter().enumerate() {
+        let first = ops.len();
+        match stage {
+            // The CPML stages are fused into the bulk kernel before them: update_h /
+            // update_e apply the corrections their `Grid::lay` and `Grid::cpml` name.
+            Stage::HBulk | Stage::EBulk => {
+                let s = usize::from(stage == Stage::HBulk);
+                for p in 0..np {
+                    ops.push(bulk_op(&b, p, s));
+                }
+            }
+            Stage::HCpml | Stage::ECpml => {
+                let bulk = if stage == Stage::HCpml {
+                    Stage::HBulk
+                } else {
+                    Stage::EBulk
+                };
+                assert!(
+                    si > 0 && stages[si - 1] == bulk,
+                    "{stage:?} must follow {bulk:?}: the GPU fuses it into that kernel"
+                );
+            }
+            Stage::Hook(hook) => pass_ops(
+                &mut b, model, layout, &fields, &values, &pass_out, &passes, hook, &mut ops,
+            ),
+            Stage::HaloH => {
+                // Hy, Hz of each piece's last plane into the next piece's low ghost.
+                for p in 0..np.saturating_sub(1) {
+                    let last = layout.pieces[p].planes * sx;
+                    for c in [4, 5] {
+                        ops.push(b.copy_op(&fields[p][c], last, &fields[p + 1][c], 0, sx));
+                    }
+                }
+                if model.faces[0] == FaceKind::Periodic {
+                    // The first piece's low ghost holds H[nx−1] (the periodic image of H[−1]).
+                    let q = layout.owner(nx - 1);
+                    for c in [4, 5] {
+                        ops.push(b.copy_op(&fields[q][c], layout.local(q, nx - 1, 0, 0), &fields[0][c], 0, sx));
+                    }
+                }
+            }
+            // update_e then adds the CPML corrections of face-plane samples on top.
+            Stage::EFaces => face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops),
+            Stage::PeriodicCopies => periodic_ops(&mut b, model, layout, &fields, &mut ops),
+            Stage::HaloE => {
+                // Ey, Ez of each piece's first plane into the previous piece's high ghost.
+                for p in 0..np.saturating_sub(1) {
+                    let high = (layout.pieces[p].planes + 1) * sx;
+                    for c in [1, 2] {
+                        ops.push(b.copy_op(&fields[p + 1][c], sx, &fields[p][c], high, sx));
+                    }
+                }
+            }
+        }
+        for op in &mut ops[first..] {
+            op.stage = si;
         }
     }
-    if model.faces[0] == FaceKind::Periodic {
-        // The first piece's low ghost holds H[nx−1] (the periodic image of H[−1]).
-        let q = layout.owner(nx - 1);
-        for c in [4, 5] {
-            ops.push(b.copy_op(&fields[q][c], layout.local(q, nx - 1, 0, 0), &fields[0][c], 0, sx));
-        }
-    }
-
-    // ---- E phase ----------------------------------------------------------------
-    // Face planes first (as the CPU does): update_e then adds the CPML corrections of
-    // face-plane samples on top of their update.
-    face_ops(&mut b, model, layout, &fields, &mats, &coef_e, &mut ops);
-    for p in 0..np {
-        ops.push(bulk_op(&b, p, 0));
-    }
-    pass_ops(
-        &mut b,
-        model,
-        layout,
-        &fields,
-        &values,
-        &pass_out,
-        &passes,
-        Hook::AfterE,
-        &mut ops,
-    );
-    // The schedule's periodic copies, in its axis order.
-    let copies: Vec<usize> = model.schedule.copies.iter().map(|c| c.axis).collect();
-    if copies.contains(&0) {
-        let last = np - 1;
-        for c in [1, 2] {
-            ops.push(b.copy_op(
-                &fields[0][c],
-                layout.local(0, 0, 0, 0),
-                &fields[last][c],
-                layout.local(last, nx, 0, 0),
-                sx,
-            ));
-        }
-    }
-    for axis in copies.into_iter().filter(|&a| a > 0) {
-        for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(&fields) {
-            let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
-            let per = Periodic {
-                axis: u(axis),
-                ny: u(ny),
-                nz: u(nz),
-                sx: u(sx),
-                sy: u(sy),
-                count: u(count),
-                ..Default::default()
-            };
-            ops.push(b.linear_op(
-                Kernel::PeriodicYz,
-                count,
-                per,
-                &[("ex", ex), ("ey", ey), ("ez", ez)],
-                "per",
-            ));
-        }
-    }
-    // Ghosts: Ey, Ez of each piece's first plane into the previous piece's high ghost.
-    for p in 0..np.saturating_sub(1) {
-        let high = (layout.pieces[p].planes + 1) * sx;
-        for c in [1, 2] {
-            ops.push(b.copy_op(&fields[p + 1][c], sx, &fields[p][c], high, sx));
-        }
-    }
-
-    // ---- end of step -------------------------------------------------------------
-    pass_ops(
-        &mut b,
-        model,
-        layout,
-        &fields,
-        &values,
-        &pass_out,
-        &passes,
-        Hook::EndOfStep,
-        &mut ops,
-    );
 
     // ---- readback ---------------------------------------------------------------
     let gather_params = b.zeroed(
@@ -669,6 +635,26 @@ pub fn build(
         passes,
         injected_oom: b.injected_oom,
     }
+}
+
+/// The schedule's CPML slots and signs of one phase as `update_e` / `update_h` read them
+/// (`Grid::cpml_slot`, `cpml_sign`, `[component within the phase][layer axis]`): the
+/// kernels hold no slot or sign of their own. Every layer on one axis has the same
+/// ones (`Schedule::build`); unset entries (a == c, no layer) are 0.
+pub fn cpml_table(model: &Model, electric: bool) -> ([[u32; 4]; 3], [[f32; 4]; 3]) {
+    let mut slot = [[0u32; 4]; 3];
+    let mut sign = [[0f32; 4]; 3];
+    for p in model.schedule.cpml.iter().filter(|p| p.electric() == electric) {
+        let (c, a) = (p.target % 3, p.axis);
+        let (s, g) = (u(p.slot % 2), p.sign);
+        debug_assert!(
+            sign[c][a] == 0.0 || (slot[c][a], sign[c][a]) == (s, g),
+            "the layers on axis {a} disagree on the CPML slot/sign of component {c}"
+        );
+        slot[c][a] = s;
+        sign[c][a] = g;
+    }
+    (slot, sign)
 }
 
 /// Where one layer's ψ arrays of one phase sit on one piece: floats `at .. at + len`
@@ -732,6 +718,48 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
         at += n;
     }
     (segs, lay)
+}
+
+/// The schedule's periodic copies, in its axis order: x as copies between pieces, y and
+/// z by `periodic_yz` on every piece.
+fn periodic_ops(b: &mut Builder, model: &Model, layout: &Layout, fields: &[[wgpu::Buffer; 6]], ops: &mut Vec<Op>) {
+    let [nx, ny, nz] = model.grid.n;
+    let (sx, sy) = (layout.sx, layout.sy);
+    let np = layout.pieces.len();
+    for axis in model.schedule.copies.iter().map(|c| c.axis) {
+        if axis == 0 {
+            let last = np - 1;
+            for c in [1, 2] {
+                ops.push(b.copy_op(
+                    &fields[0][c],
+                    layout.local(0, 0, 0, 0),
+                    &fields[last][c],
+                    layout.local(last, nx, 0, 0),
+                    sx,
+                ));
+            }
+            continue;
+        }
+        for (piece, [ex, ey, ez, ..]) in layout.pieces.iter().zip(fields) {
+            let count = piece.planes * if axis == 1 { nz + 1 } else { ny + 1 };
+            let per = Periodic {
+                axis: u(axis),
+                ny: u(ny),
+                nz: u(nz),
+                sx: u(sx),
+                sy: u(sy),
+                count: u(count),
+                ..Default::default()
+            };
+            ops.push(b.linear_op(
+                Kernel::PeriodicYz,
+                count,
+                per,
+                &[("ex", ex), ("ey", ey), ("ez", ez)],
+                "per",
+            ));
+        }
+    }
 }
 
 /// The schedule's face planes (PMC and periodic), one op per plane and piece.
@@ -936,6 +964,7 @@ fn pass_ops(
                     Vec::new()
                 },
                 label: sp.pass.name().to_string(),
+                stage: 0,
             });
             b.keep.push(lb);
         }

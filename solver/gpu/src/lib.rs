@@ -517,6 +517,12 @@ impl GpuBackend {
         &self.plan
     }
 
+    /// The step's dispatches in order, each as `(index of its stage in the schedule's
+    /// stage list, label)`: the op list `build` compiled from `Schedule::stages`.
+    pub fn dispatches(&self) -> Vec<(usize, String)> {
+        self.built.ops.iter().map(|op| (op.stage, op.label.clone())).collect()
+    }
+
     /// Number of x slabs the grid was cut into.
     pub fn pieces(&self) -> usize {
         self.layout.pieces.len()

@@ -50,6 +50,11 @@ pub struct Grid {
     /// (exclusive ends; the 4th word unused).
     pub lo: [[u32; 4]; 3],
     pub hi: [[u32; 4]; 3],
+    /// The schedule's CPML corrections of this phase, `[component within the phase][layer
+    /// axis]`: the ψ buffer (0: `psi0`, 1: `psi1`; `CpmlPass::slot % 2`) and the sign
+    /// (`CpmlPass::sign`). See [`cpml_table`](crate::build::cpml_table).
+    pub cpml_slot: [[u32; 4]; 3],
+    pub cpml_sign: [[f32; 4]; 3],
     pub lay: [Layer; 6],
 }
 

@@ -414,6 +414,8 @@ fn twins() -> Vec<Twin> {
             _pad1,
             lo,
             hi,
+            cpml_slot,
+            cpml_sign,
             lay
         }),
         twin!(FaceJob {
