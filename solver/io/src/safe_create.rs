@@ -202,18 +202,20 @@ pub(crate) fn publish(tmp: &Path, path: &Path, force: bool) -> Result<(), Publis
     Err(PublishError::InUse)
 }
 
-/// A file's identity (device, inode): which file a name pointed at when this run wrote it.
-pub(crate) type FileId = (u64, u64);
+/// A file's identity (device, inode, size, modification time in ns): which file a name
+/// pointed at when this run wrote it. Size and time tell a new file apart from the one
+/// it replaced when the file system reuses the inode number at once (tmpfs does).
+pub(crate) type FileId = (u64, u64, u64, i64);
 
 #[cfg(unix)]
 fn id_of(m: &fs::Metadata) -> FileId {
     use std::os::unix::fs::MetadataExt;
-    (m.dev(), m.ino())
+    (m.dev(), m.ino(), m.size(), m.mtime() * 1_000_000_000 + m.mtime_nsec())
 }
 
 #[cfg(not(unix))]
-fn id_of(_: &fs::Metadata) -> FileId {
-    (0, 0)
+fn id_of(m: &fs::Metadata) -> FileId {
+    (0, 0, m.len(), 0)
 }
 
 /// The identity of the regular file at `path` (not through a link), if there is one.

@@ -241,6 +241,7 @@ pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionEr
                 d: scene.domain.cell_size,
                 need,
                 available,
+                results: 0,
             };
             return Err(SessionError::GridTooLarge { path, fit });
         }
@@ -620,11 +621,10 @@ impl Session {
             } else {
                 0
             };
-            let generations = if req.resume { 1 } else { 2 };
             let ck = checkpoints.enabled.then(|| {
                 (
                     checkpoints.path.as_path(),
-                    generations * runner::checkpoint_bytes(&model),
+                    resources::checkpoint_need(&checkpoints.path, runner::checkpoint_bytes(&model)),
                 )
             });
             resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&scene, &model, from))

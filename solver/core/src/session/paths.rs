@@ -83,7 +83,7 @@ pub fn check_output_clash(
     for c in companions.iter().chain(checkpoints) {
         if same_file(out, c) {
             return clash(format!(
-                "the run writes {} beside it (its companions: {}), so the output would be overwritten                  by its own results; choose another output name (e.g. with the extension .h5)",
+                "the run writes {} beside it (its companions: {}), so the output would be overwritten by its own results; choose another output name (e.g. with the extension .h5)",
                 c.display(),
                 companions
                     .iter()
