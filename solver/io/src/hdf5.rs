@@ -1284,6 +1284,35 @@ impl Hdf5Sink {
         }
     }
 
+    /// Keep every metadata change in HDF5's cache until the next flush (no eviction
+    /// writes a half-updated object header or group to the disk meanwhile). For the
+    /// results after the last step, whose metadata is bounded by the scene.
+    fn hold_metadata(&self) {
+        use hdf5_sys::h5ac::{H5AC_cache_config_t, H5AC__CURR_CACHE_CONFIG_VERSION};
+        use hdf5_sys::h5c::{H5C_cache_decr_mode, H5C_cache_flash_incr_mode, H5C_cache_incr_mode};
+        let Some(file) = self.file.as_ref() else {
+            return;
+        };
+        let id = file.id();
+        hdf5::sync::sync(|| {
+            let mut cfg = H5AC_cache_config_t {
+                version: H5AC__CURR_CACHE_CONFIG_VERSION,
+                ..H5AC_cache_config_t::default()
+            };
+            // SAFETY: a valid open file id and a config struct of the current version.
+            unsafe {
+                if hdf5_sys::h5f::H5Fget_mdc_config(id, &mut cfg) < 0 {
+                    return;
+                }
+                cfg.evictions_enabled = 0;
+                cfg.incr_mode = H5C_cache_incr_mode::H5C_incr__off;
+                cfg.flash_incr_mode = H5C_cache_flash_incr_mode::H5C_flash_incr__off;
+                cfg.decr_mode = H5C_cache_decr_mode::H5C_decr__off;
+                hdf5_sys::h5f::H5Fset_mdc_config(id, &mut cfg);
+            }
+        });
+    }
+
     /// Every extendable dataset, in a fixed order.
     fn series_mut(&mut self) -> Vec<&mut Series> {
         let mut v = Vec::new();
@@ -1541,6 +1570,10 @@ impl Output for Hdf5Sink {
     }
 
     fn write_results(&mut self, model: &Model, results: &RunResults) -> Result<Vec<PathBuf>, OutputFailure> {
+        // The file on the disk stays as it was at the last flush until the file is
+        // closed: a kill while thousands of result datasets are written leaves it
+        // readable (status `running`), and `--resume` writes them again.
+        self.hold_metadata();
         // Monitors, far-field surfaces (fdtd-io results.rs) and far fields.
         Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)?;
         if !results.farfields.is_empty() {
