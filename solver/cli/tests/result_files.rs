@@ -233,7 +233,15 @@ fn force_replaces_the_companions_of_the_old_run() {
     std::fs::write(d.join("b.s1p"), "other output").unwrap();
     assert_eq!(
         names_in(d),
-        ["a.h5", "a.s1p", "a.s3p", "a_ports.csv", "b.s1p", "port.toml", "snap.toml"]
+        [
+            "a.h5",
+            "a.s1p",
+            "a.s3p",
+            "a_ports.csv",
+            "b.s1p",
+            "port.toml",
+            "snap.toml"
+        ]
     );
     // No ports any more: no Touchstone or CSV file of the old run stays beside it.
     run("snap.toml", true);
@@ -280,10 +288,7 @@ fn a_companion_created_during_the_run_is_kept_and_resume_writes_the_results() {
     // moved away, --resume writes the results without stepping again.
     assert!(d.join("a.h5.ckpt").exists(), "{:?}", names_in(d));
     std::fs::rename(d.join("a.s1p"), d.join("theirs.s1p")).unwrap();
-    let out = fdtd(
-        d,
-        &["run", "s.toml", "--backend", "cpu", "-o", "a.h5", "--resume"],
-    );
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-o", "a.h5", "--resume"]);
     let so = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{so}{}", text(&out.stderr));
     assert!(so.contains("resuming from step 1,120"), "{so}");
@@ -320,7 +325,10 @@ fn a_full_disk_while_the_results_are_written_is_exit_4_and_resume_writes_them() 
     // grow to 1.5 MB; the stepping fits.
     let scene = PORT.replace("points = 10", "points = 20000");
     let refdir = setup(&[("s.toml", &scene)]);
-    let out = fdtd(refdir.path(), &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"]);
+    let out = fdtd(
+        refdir.path(),
+        &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let dir = setup(&[("s.toml", &scene)]);
     let d = dir.path();
@@ -328,7 +336,10 @@ fn a_full_disk_while_the_results_are_written_is_exit_4_and_resume_writes_them() 
     let out = output(cmd(d, &args).env("FDTD_FAULT_NO_SPACE_AFTER", "1500000"));
     let se = text(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{se}");
-    assert!(se.contains("the run ended but its results could not be written"), "{se}");
+    assert!(
+        se.contains("the run ended but its results could not be written"),
+        "{se}"
+    );
     assert!(se.contains("a.h5 is closed with status \"failed\""), "{se}");
     assert!(se.contains("--resume"), "{se}");
     assert_eq!(root_str(&d.join("a.h5"), "status"), "failed");
@@ -374,4 +385,3 @@ fn a_stop_right_after_set_up_leaves_a_resumable_run() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_same_results(refdir.path(), d);
 }
-

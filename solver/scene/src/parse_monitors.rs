@@ -385,7 +385,9 @@ phi_step = 0
         parse("[frequencies]\nlist = [1e9, 2e9, 3e9]\n").unwrap();
         // A name that cannot become a file name.
         let long = "n".repeat(300);
-        let e = errors(&format!("[[probes]]\nname = \"{long}\"\nposition = [0.01, 0.01, 0.01]\n"));
+        let e = errors(&format!(
+            "[[probes]]\nname = \"{long}\"\nposition = [0.01, 0.01, 0.01]\n"
+        ));
         assert!(e[0].3.contains("300 bytes is too long (at most 128)"), "{e:?}");
         // 40 000 duplicate names: every one reported, in linear time (33 s before).
         let mut text = String::new();

@@ -860,7 +860,13 @@ impl Prepared {
             && summary.checkpoint != Some(summary.steps_done)
             && !(start == summary.steps_done && start > 0);
         if post && run_opts.checkpoint.is_some() {
-            if let Err(error) = runner::checkpoint_now(&model, backend.as_mut(), output.as_sink(), &run_opts, summary.steps_done) {
+            if let Err(error) = runner::checkpoint_now(
+                &model,
+                backend.as_mut(),
+                output.as_sink(),
+                &run_opts,
+                summary.steps_done,
+            ) {
                 let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
                 return Err(SessionError::Run(Box::new(RunFailure {
                     advice: Some(resume_advice(&checkpoints)),

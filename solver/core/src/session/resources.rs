@@ -175,7 +175,9 @@ pub fn results_cost(model: &Model) -> ResultsCost {
     for m in &model.monitors {
         let values = (m.records() as u64).saturating_mul(m.freqs.len() as u64);
         c.host = c.host.saturating_add(values.saturating_mul(40));
-        c.disk = c.disk.saturating_add(values.saturating_mul(16).saturating_add(16 << 10));
+        c.disk = c
+            .disk
+            .saturating_add(values.saturating_mul(16).saturating_add(16 << 10));
         monitor_freqs = monitor_freqs.max(m.freqs.len() as u64);
         if let crate::monitors::Kind::FarField { theta_step, phi_step } = m.kind {
             let dirs = (crate::farfield::grid(theta_step, 180.0).len() as u64)
@@ -184,7 +186,9 @@ pub fn results_cost(model: &Model) -> ResultsCost {
             // E_theta, E_phi (complex), intensity, directivity, gain, realized gain;
             // stored as f64 with the angles.
             c.host = c.host.saturating_add(grids.saturating_mul(64 + 32));
-            c.disk = c.disk.saturating_add(grids.saturating_mul(96).saturating_add(4096 * m.freqs.len() as u64));
+            c.disk = c
+                .disk
+                .saturating_add(grids.saturating_mul(96).saturating_add(4096 * m.freqs.len() as u64));
         }
     }
     if n > 0 {
@@ -195,7 +199,9 @@ pub fn results_cost(model: &Model) -> ResultsCost {
             .host
             .saturating_add(n.saturating_mul(steps.saturating_mul(16)))
             .saturating_add(n.saturating_mul(freqs.saturating_mul(220)));
-        c.disk = c.disk.saturating_add(n.saturating_mul(nf.saturating_mul(96).saturating_add(32 << 10)));
+        c.disk = c
+            .disk
+            .saturating_add(n.saturating_mul(nf.saturating_mul(96).saturating_add(32 << 10)));
         // Touchstone: N × N entries per frequency (" NaN NaN" for the columns one run
         // cannot know, two numbers of up to 17 characters for the driven column), one
         // line per matrix row; CSV: seven numbers per port per frequency. Names in the
@@ -448,7 +454,8 @@ pub struct DoesNotFit {
 
 impl fmt::Display for DoesNotFit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.results > 0 && self.need - self.results.min(self.need) < self.available && self.results * 2 > self.need {
+        if self.results > 0 && self.need - self.results.min(self.need) < self.available && self.results * 2 > self.need
+        {
             return write!(
                 f,
                 "needs {}, {} available, of which {} after the last step for the results (port transforms and \
@@ -827,7 +834,10 @@ mod tests {
         .does_not_fit(&model)
         .unwrap()
         .to_string();
-        assert!(msg.contains("after the last step for the results") && msg.contains("fewer ports"), "{msg}");
+        assert!(
+            msg.contains("after the last step for the results") && msg.contains("fewer ports"),
+            "{msg}"
+        );
         assert!(!msg.contains("cells of"), "{msg}");
     }
 
