@@ -222,7 +222,7 @@ pub fn csv(results: &[PortResult]) -> String {
     let mut s = String::from("frequency_hz");
     for r in results {
         for col in ["z_re", "z_im", "s_re", "s_im", "s_db", "p_inc", "p_acc"] {
-            let _ = write!(s, ",{}_{col}", r.name);
+            let _ = write!(s, ",{}", csv_field(&format!("{}_{col}", r.name)));
         }
     }
     s.push('\n');
@@ -247,9 +247,57 @@ pub fn csv(results: &[PortResult]) -> String {
     s
 }
 
+/// A CSV field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a
+/// quote or a line break.
+fn csv_field(v: &str) -> String {
+    if v.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_headers_are_quoted_when_a_name_needs_it() {
+        let port = |name: &str| PortResult {
+            name: name.into(),
+            z0: 50.0,
+            driven: true,
+            freq: vec![1e9],
+            s: vec![Complex64::new(0.5, 0.0)],
+            z: vec![Complex64::new(50.0, 0.0)],
+            p_inc: vec![1.0],
+            p_acc: vec![0.75],
+            ..PortResult::default()
+        };
+        let text = csv(&[port("in, left"), port("say \"hi\""), port("plain")]);
+        let header = text.lines().next().unwrap();
+        assert!(
+            header.starts_with("frequency_hz,\"in, left_z_re\",\"in, left_z_im\""),
+            "{header}"
+        );
+        assert!(header.contains(",\"say \"\"hi\"\"_s_db\","), "{header}");
+        assert!(header.contains(",plain_p_acc"), "{header}");
+        // Every row has as many columns as the header (a simple RFC 4180 reader).
+        let columns = |line: &str| {
+            let (mut n, mut quoted) = (1, false);
+            for c in line.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => n += 1,
+                    _ => {}
+                }
+            }
+            n
+        };
+        let row = text.lines().nth(1).unwrap();
+        assert_eq!(columns(header), 1 + 3 * 7);
+        assert_eq!(columns(row), columns(header), "{row}");
+    }
 
     #[test]
     fn dft_of_a_sampled_exponential_matches_the_continuous_transform() {

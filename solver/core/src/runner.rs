@@ -382,6 +382,9 @@ pub struct RunOptions {
     /// The largest port signal power since the last end-criterion scan before `start`
     /// (see [`resume_port_levels`]).
     pub port_recent: f64,
+    /// The run already ended at `start` by its end criterion (a resume from the
+    /// checkpoint written after the last step, before the results): no step is taken.
+    pub decayed_at_start: bool,
 }
 
 impl Default for RunOptions {
@@ -397,6 +400,7 @@ impl Default for RunOptions {
             energy_peak: 0.0,
             port_peak: 0.0,
             port_recent: 0.0,
+            decayed_at_start: false,
         }
     }
 }
@@ -805,7 +809,9 @@ pub fn run(
     let mut ck = opts.checkpoint.as_ref().map(|c| Checkpointing {
         opts: c,
         last_time: Instant::now(),
-        last_step: first_step,
+        // A resumed run's state is in its checkpoint already; a fresh run has none, so a
+        // stop before its first chunk end writes one of step 0 (the run stays resumable).
+        last_step: if opts.start > 0 { first_step } else { usize::MAX },
         written: None,
         disabled: false,
     });
@@ -839,7 +845,10 @@ pub fn run(
         target_db: db,
         eta_step: None,
     });
-    while n0 < steps {
+    if opts.decayed_at_start && first_step > 0 {
+        end_reason = EndReason::Decayed(first_step);
+    }
+    while n0 < steps && end_reason == EndReason::MaxSteps {
         if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
             outcome = Outcome::Interrupted;
             if let Some(ck) = ck.as_mut() {
@@ -1021,6 +1030,31 @@ pub fn run(
         energy_peak,
         energy_db,
     })
+}
+
+/// Write a checkpoint of the backend's state after `step` steps (the sink holding every
+/// sample up to it) outside the run loop: after the last step, before the results are
+/// computed and written, so that a failure there (memory, a full disk, a kill) loses no
+/// stepping. Returns whether it was written (a write failure is reported as an event).
+pub fn checkpoint_now(
+    model: &Model,
+    backend: &mut dyn Backend,
+    sink: &mut dyn Sink,
+    opts: &RunOptions,
+    step: usize,
+) -> Result<bool, RunError> {
+    let Some(c) = opts.checkpoint.as_ref() else {
+        return Ok(false);
+    };
+    let mut ck = Checkpointing {
+        opts: c,
+        last_time: Instant::now(),
+        last_step: usize::MAX,
+        written: None,
+        disabled: false,
+    };
+    write_checkpoint(model, backend, sink, &mut ck, step, opts)?;
+    Ok(ck.written == Some(step))
 }
 
 /// Load the newest usable checkpoint of `opts` into `backend` for a resumed run; returns

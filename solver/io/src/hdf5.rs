@@ -244,6 +244,14 @@ pub struct Hdf5Sink {
     xdmf: Option<PathBuf>,
     xdmf_written: Option<Instant>,
     xdmf_frames: usize,
+    /// The XDMF file this run wrote last (only that file is replaced at its name).
+    xdmf_id: Option<safe_create::FileId>,
+    /// Why the XDMF companion is no longer written (another program's file took its
+    /// name during the run); reported when the file is closed.
+    xdmf_lost: Option<String>,
+    /// The Touchstone and CSV companions and the file this run wrote at each (a resumed
+    /// run takes those it finds as its own).
+    companions: Vec<(PathBuf, Option<safe_create::FileId>)>,
     steps_done: usize,
     fingerprint: u64,
     run_id: u64,
@@ -361,6 +369,41 @@ pub(super) fn xdmf_path(path: &Path) -> Option<PathBuf> {
     } else {
         Some(path.with_extension("xdmf"))
     }
+}
+
+/// Every file at a companion name of `path` that some run may have written: the XDMF
+/// file, `<stem>.s<N>p` for any N, `<stem>_ports.csv`.
+fn stale_companions(path: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = xdmf_path(path).into_iter().collect();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    out.push(dir.join(format!("{stem}_ports.csv")));
+    let touchstone = |name: &str| -> bool {
+        let Some(rest) = name.strip_prefix(&stem).and_then(|r| r.strip_prefix(".s")) else {
+            return false;
+        };
+        let Some(n) = rest.strip_suffix('p') else {
+            return false;
+        };
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+    };
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            if e.file_name().to_str().is_some_and(touchstone) {
+                out.push(match path.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.join(e.file_name()),
+                    _ => PathBuf::from(e.file_name()),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Whether a run of `model` writes an XDMF companion.
@@ -517,6 +560,20 @@ impl Hdf5Sink {
         if sink.xdmf.is_some() {
             sink.xdmf = xdmf_path(&path);
         }
+        if opts.force {
+            // The companions of the file this one replaced are replaced with it: those
+            // this run writes again and those it does not (another port count, no ports
+            // or snapshots any more), so none of them describes the old run beside it.
+            for c in stale_companions(&path) {
+                if safe_create::file_id(&c).is_some() {
+                    let _ = std::fs::remove_file(&c);
+                }
+            }
+        }
+        sink.companions = crate::ports::companions(&path, model)
+            .into_iter()
+            .map(|c| (c, None))
+            .collect();
         sink.reserved = Reservation::open(&path).ok();
         sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
         sink.reserve_ahead(0)?;
@@ -702,6 +759,9 @@ impl Hdf5Sink {
             xdmf,
             xdmf_written: None,
             xdmf_frames: 0,
+            xdmf_id: None,
+            xdmf_lost: None,
+            companions: Vec::new(),
             steps_done: 0,
             fingerprint,
             run_id,
@@ -921,6 +981,9 @@ impl Hdf5Sink {
             xdmf,
             xdmf_written: None,
             xdmf_frames: 0,
+            xdmf_id: None,
+            xdmf_lost: None,
+            companions: Vec::new(),
             steps_done: step,
             fingerprint,
             run_id,
@@ -930,6 +993,15 @@ impl Hdf5Sink {
             results: Vec::new(),
             ports,
         };
+        // The companions at their names are this run's (written before it stopped).
+        sink.xdmf_id = sink.xdmf.as_deref().and_then(safe_create::file_id);
+        sink.companions = crate::ports::companions(&sink.path, model)
+            .into_iter()
+            .map(|c| {
+                let id = safe_create::file_id(&c);
+                (c, id)
+            })
+            .collect();
         sink.flushed = sink.series_mut().iter().map(|s| s.len).collect();
         sink.reserve_ahead(0)?;
         sink.write_xdmf()?;
@@ -1184,7 +1256,14 @@ impl Hdf5Sink {
         }
         // The companion is secondary: a failure to write it (a full disk) does not keep
         // the HDF5 file from being closed.
-        let xdmf = self.write_xdmf();
+        let mut xdmf = self.write_xdmf();
+        if let (Ok(()), Some(why)) = (&xdmf, self.xdmf_lost.take()) {
+            xdmf = Err(OutputError::Xdmf {
+                path: self.path.clone(),
+                xdmf: xdmf_path(&self.path).unwrap_or_default(),
+                source: std::io::Error::new(std::io::ErrorKind::AlreadyExists, why),
+            });
+        }
         // Close every dataset, then the file.
         self.probes.clear();
         self.tables = Tables::default();
@@ -1203,6 +1282,35 @@ impl Hdf5Sink {
         } else {
             closed.and(xdmf)
         }
+    }
+
+    /// Keep every metadata change in HDF5's cache until the next flush (no eviction
+    /// writes a half-updated object header or group to the disk meanwhile). For the
+    /// results after the last step, whose metadata is bounded by the scene.
+    fn hold_metadata(&self) {
+        use hdf5_sys::h5ac::{H5AC_cache_config_t, H5AC__CURR_CACHE_CONFIG_VERSION};
+        use hdf5_sys::h5c::{H5C_cache_decr_mode, H5C_cache_flash_incr_mode, H5C_cache_incr_mode};
+        let Some(file) = self.file.as_ref() else {
+            return;
+        };
+        let id = file.id();
+        hdf5::sync::sync(|| {
+            let mut cfg = H5AC_cache_config_t {
+                version: H5AC__CURR_CACHE_CONFIG_VERSION,
+                ..H5AC_cache_config_t::default()
+            };
+            // SAFETY: a valid open file id and a config struct of the current version.
+            unsafe {
+                if hdf5_sys::h5f::H5Fget_mdc_config(id, &mut cfg) < 0 {
+                    return;
+                }
+                cfg.evictions_enabled = 0;
+                cfg.incr_mode = H5C_cache_incr_mode::H5C_incr__off;
+                cfg.flash_incr_mode = H5C_cache_flash_incr_mode::H5C_flash_incr__off;
+                cfg.decr_mode = H5C_cache_decr_mode::H5C_decr__off;
+                hdf5_sys::h5f::H5Fset_mdc_config(id, &mut cfg);
+            }
+        });
     }
 
     /// Every extendable dataset, in a fixed order.
@@ -1309,11 +1417,23 @@ impl Hdf5Sink {
             })
             .collect();
         let text = xdmf::document(&h5_name, self.d, &snaps);
-        xdmf::write_atomic(&xpath, &text).map_err(|source| OutputError::Xdmf {
-            path: self.path.clone(),
-            xdmf: xpath.clone(),
-            source,
-        })?;
+        match safe_create::write_companion(&xpath, &text, self.xdmf_id) {
+            Ok(id) => self.xdmf_id = Some(id),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                // Not this run's file: leave it, stop writing the companion, say so at
+                // the end (the run itself goes on).
+                self.xdmf_lost = Some(e.to_string());
+                self.xdmf = None;
+                return Ok(());
+            }
+            Err(source) => {
+                return Err(OutputError::Xdmf {
+                    path: self.path.clone(),
+                    xdmf: xpath.clone(),
+                    source,
+                })
+            }
+        }
         self.xdmf_written = Some(Instant::now());
         self.xdmf_frames = frames;
         Ok(())
@@ -1434,12 +1554,26 @@ impl Output for Hdf5Sink {
         self.ports.energy_peak()
     }
 
+    fn decayed_at(&mut self) -> Option<usize> {
+        let root: &Location = self.file();
+        let reason = root.attr("end_reason").ok()?.read_scalar::<VarLenUnicode>().ok()?;
+        if reason.as_str() != "decayed" {
+            return None;
+        }
+        let step = root.attr("decayed_at_step").ok()?.read_scalar::<u64>().ok()?;
+        usize::try_from(step).ok()
+    }
+
     fn record_end(&mut self, model: &Model, summary: &RunSummary) -> Result<(), OutputFailure> {
         let r = crate::ports::record_end(self.file(), model, summary);
         r.map_err(|e| self.err("writing end_reason".into(), e).into())
     }
 
     fn write_results(&mut self, model: &Model, results: &RunResults) -> Result<Vec<PathBuf>, OutputFailure> {
+        // The file on the disk stays as it was at the last flush until the file is
+        // closed: a kill while thousands of result datasets are written leaves it
+        // readable (status `running`), and `--resume` writes them again.
+        self.hold_metadata();
         // Monitors, far-field surfaces (fdtd-io results.rs) and far fields.
         Hdf5Sink::write_results(self, results).map_err(OutputFailure::from)?;
         if !results.farfields.is_empty() {
@@ -1469,11 +1603,16 @@ impl Output for Hdf5Sink {
             fdtd_core::ports::csv(&results.ports),
         ];
         for (f, text) in files.iter().zip(texts) {
-            xdmf::write_atomic(f, &text).map_err(|source| OutputError::Companion {
+            let ours = self.companions.iter().find(|(c, _)| c == f).and_then(|(_, id)| *id);
+            let id = safe_create::write_companion(f, &text, ours).map_err(|source| OutputError::Companion {
                 path: self.path.clone(),
                 companion: f.clone(),
                 source,
             })?;
+            match self.companions.iter_mut().find(|(c, _)| c == f) {
+                Some(c) => c.1 = Some(id),
+                None => self.companions.push((f.clone(), Some(id))),
+            }
         }
         Ok(files)
     }
@@ -1523,6 +1662,11 @@ impl Hdf5Format {
 impl OutputFormat for Hdf5Format {
     fn extension(&self) -> &str {
         "h5"
+    }
+
+    fn companions(&self, path: &Path, model: &Model) -> Vec<PathBuf> {
+        let xdmf = xdmf_path(path).filter(|_| has_xdmf(model, &self.options(false)));
+        xdmf.into_iter().chain(crate::ports::companions(path, model)).collect()
     }
 
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure> {

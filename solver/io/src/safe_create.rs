@@ -202,9 +202,111 @@ pub(crate) fn publish(tmp: &Path, path: &Path, force: bool) -> Result<(), Publis
     Err(PublishError::InUse)
 }
 
+/// A file's identity (device, inode, size, modification time in ns): which file a name
+/// pointed at when this run wrote it. Size and time tell a new file apart from the one
+/// it replaced when the file system reuses the inode number at once (tmpfs does).
+pub(crate) type FileId = (u64, u64, u64, i64);
+
+#[cfg(unix)]
+fn id_of(m: &fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino(), m.size(), m.mtime() * 1_000_000_000 + m.mtime_nsec())
+}
+
+#[cfg(not(unix))]
+fn id_of(m: &fs::Metadata) -> FileId {
+    (0, 0, m.len(), 0)
+}
+
+/// The identity of the regular file at `path` (not through a link), if there is one.
+pub(crate) fn file_id(path: &Path) -> Option<FileId> {
+    let m = fs::symlink_metadata(path).ok()?;
+    m.file_type().is_file().then(|| id_of(&m))
+}
+
+/// Write a companion file (XDMF, Touchstone, CSV) like the output: `text` goes to a new
+/// temporary file (`O_EXCL`, so never through a planted link), fsynced, which then takes
+/// the name: linked when nothing is there (failing if something appeared meanwhile), or
+/// renamed over the file this run wrote there before (`ours`: its identity). A file at
+/// the name that this run did not write is never replaced: an error of kind
+/// `AlreadyExists`. Returns the identity of the new file.
+pub(crate) fn write_companion(path: &Path, text: &str, ours: Option<FileId>) -> io::Result<FileId> {
+    use std::io::Write;
+    let tmp = temp_path(path);
+    let written = (|| {
+        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        let id = id_of(&f.metadata()?);
+        match fs::symlink_metadata(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::hard_link(&tmp, path) {
+                Ok(()) => {
+                    let _ = fs::remove_file(&tmp);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(appeared(path)),
+                // No hard links here: rename (a file that appears in between is lost).
+                Err(_) => fs::rename(&tmp, path)?,
+            },
+            Err(e) => return Err(e),
+            Ok(m) if ours.is_some_and(|o| m.file_type().is_file() && id_of(&m) == o) => fs::rename(&tmp, path)?,
+            Ok(_) => return Err(appeared(path)),
+        }
+        Ok(id)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
+}
+
+fn appeared(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "{} was created by another program during the run and is left as it is",
+            path.display()
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_companion_replaces_only_what_this_run_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.s1p");
+        let id = write_companion(&path, "one", None).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "one");
+        let id = write_companion(&path, "two", Some(id)).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
+        // Another program's file at the name: left as it is.
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, "theirs").unwrap();
+        for ours in [None, Some(id)] {
+            let e = write_companion(&path, "three", ours).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::AlreadyExists, "{e}");
+            assert!(e.to_string().contains("another program"), "{e}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), "theirs");
+        }
+        // A link planted at the name is not followed.
+        #[cfg(unix)]
+        {
+            let victim = dir.path().join("victim");
+            fs::write(&victim, "keep").unwrap();
+            let link = dir.path().join("l.csv");
+            std::os::unix::fs::symlink(&victim, &link).unwrap();
+            assert!(write_companion(&link, "x", None).is_err());
+            assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        }
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 
     #[test]
     fn a_new_file_takes_its_name_only_when_allowed() {

@@ -56,7 +56,12 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
     scene(&root, text, path).map_err(|mut diags| {
         // By position; problems of the document as a whole (a missing section) last.
         diags.sort_by_key(|d| (d.span == (0..0), d.span.start));
-        let mut errors: Vec<SceneError> = diags.into_iter().map(|d| d.into_error(text, path)).collect();
+        // Line starts found once: positions of many problems (40 000 duplicate names) in
+        // linear time, not one scan of the text each.
+        let lines: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut errors: Vec<SceneError> = diags.into_iter().map(|d| d.into_error_in(text, &lines, path)).collect();
         if errors.len() == 1 {
             errors.remove(0)
         } else {
@@ -873,9 +878,28 @@ fn frequencies(v: &Val) -> R<Frequencies> {
         if items.is_empty() {
             return Err(l.err("the list of frequencies is empty"));
         }
-        return Ok(Frequencies::List(
-            items.iter().map(|i| i.positive()).collect::<R<Vec<_>>>()?,
-        ));
+        if items.len() > 1_000_000 {
+            return Err(l.err(format!("{} frequencies is too many (at most 1000000)", items.len())));
+        }
+        let mut list = Vec::with_capacity(items.len());
+        for item in &items {
+            let f = item.positive()?;
+            // Touchstone files (and the tables of every result) need increasing
+            // frequencies, each once.
+            if let Some(&before) = list.last() {
+                if f <= before {
+                    return Err(item
+                        .err(format!(
+                            "{} Hz follows {} Hz: the list must be increasing, without repeats",
+                            num(f),
+                            num(before)
+                        ))
+                        .hint("sort the list and remove repeated frequencies"));
+                }
+            }
+            list.push(f);
+        }
+        return Ok(Frequencies::List(list));
     }
     let start = t.req("start")?.nonneg()?;
     let stop_v = t.req("stop")?;
@@ -1155,6 +1179,10 @@ fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
 #[derive(Default)]
 struct Names(HashMap<String, String>);
 
+/// The longest name of a probe, port, snapshot or monitor: with a prefix and an
+/// extension it must still be a file name (at most 255 bytes on common file systems).
+const MAX_NAME_BYTES: usize = 128;
+
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
     fn take(&mut self, t: &Tbl, prefix: &str, i: usize) -> R<String> {
@@ -1168,6 +1196,14 @@ impl Names {
                     return Err(v
                         .err(format!("invalid name {s:?}"))
                         .hint("names are used in the output file: no '/' or control characters"));
+                }
+                if s.len() > MAX_NAME_BYTES {
+                    return Err(v
+                        .err(format!(
+                            "a name of {} bytes is too long (at most {MAX_NAME_BYTES})",
+                            s.len()
+                        ))
+                        .hint("names become file names (plots, tables), which are limited to 255 bytes"));
                 }
                 (s.to_string(), v.err(""))
             }
@@ -1362,6 +1398,21 @@ impl Diag {
 
     fn into_error(self, text: &str, path: &Path) -> SceneError {
         let (line, column) = line_col(text, self.span.start);
+        self.at(path, line, column)
+    }
+
+    /// [`Diag::into_error`] with the line starts of `text` (`lines`) known.
+    fn into_error_in(self, text: &str, lines: &[usize], path: &Path) -> SceneError {
+        let mut offset = self.span.start.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = lines.partition_point(|&start| start <= offset).max(1);
+        let column = text[lines[line - 1]..offset].chars().count() + 1;
+        self.at(path, line, column)
+    }
+
+    fn at(self, path: &Path, line: usize, column: usize) -> SceneError {
         SceneError::Invalid {
             path: path.to_path_buf(),
             line,

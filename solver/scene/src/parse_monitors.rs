@@ -141,6 +141,11 @@ fn bounds(b: &Tbl, size: [f64; 3], closed: bool) -> R<([f64; 3], [f64; 3])> {
     Ok((min, max))
 }
 
+/// The finest far-field angle step (degrees).
+const MIN_ANGLE_STEP: f64 = 0.01;
+/// The most directions of a far-field grid per frequency (0.1° × 0.1° is 6.5 million).
+const MAX_DIRECTIONS: f64 = 1e7;
+
 fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldBox> {
     t.check_keys(&["name", "frequencies", "box", "theta_step", "phi_step"])?;
     let name = names.take(t, "farfield", i)?;
@@ -154,16 +159,39 @@ fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldB
                 if s > max {
                     return Err(v.err(format!("{key} = {} degrees is larger than {max}", num(s))));
                 }
+                if s < MIN_ANGLE_STEP {
+                    return Err(v.err(format!(
+                        "{key} = {} degrees is finer than {MIN_ANGLE_STEP} degrees (the pattern is computed and \
+                         stored at every direction of the grid)",
+                        num(s)
+                    )));
+                }
                 Ok(s)
             }
         }
     };
+    let theta_step = step("theta_step", 2.0, 180.0)?;
+    let phi_step = step("phi_step", 5.0, 360.0)?;
+    let directions = (180.0 / theta_step + 1.0).floor() * (360.0 / phi_step + 1.0).floor();
+    // (The defaults give 91 × 73 directions: a key is given when this is exceeded.)
+    let at = t.get("phi_step").or_else(|| t.get("theta_step"));
+    if let Some(v) = at.filter(|_| directions > MAX_DIRECTIONS) {
+        let msg = format!(
+            "theta_step = {} and phi_step = {} degrees give {} directions per frequency, more than {} (the \
+             pattern is computed, kept in memory and stored at each); use steps of at least 0.1 degrees",
+            num(theta_step),
+            num(phi_step),
+            directions as u64,
+            MAX_DIRECTIONS as u64
+        );
+        return Err(v.err(msg));
+    }
     Ok(FarFieldBox {
         name,
         frequencies,
         region,
-        theta_step: step("theta_step", 2.0, 180.0)?,
-        phi_step: step("phi_step", 5.0, 360.0)?,
+        theta_step,
+        phi_step,
     })
 }
 
@@ -343,6 +371,46 @@ phi_step = 0
         assert!(e[3].3.contains("\"plane\" or \"box\""), "{}", e[3].3);
         assert!(e[4].3.contains("outside the domain"), "{}", e[4].3);
         assert!(e[4].4.as_deref().unwrap_or("").contains("closed box"));
+    }
+
+    #[test]
+    fn frequency_lists_names_and_many_problems() {
+        // Unsorted or repeated: refused at the item, with line and column.
+        for list in ["[2e9, 1e9]", "[1e9, 2e9, 2e9]"] {
+            let e = errors(&format!("[frequencies]\nlist = {list}\n"));
+            assert!(e[0].3.contains("must be increasing, without repeats"), "{e:?}");
+            assert_eq!(e[0].0, 9, "{e:?}");
+            assert!(e[0].1 > 9, "{e:?}");
+        }
+        parse("[frequencies]\nlist = [1e9, 2e9, 3e9]\n").unwrap();
+        // A name that cannot become a file name.
+        let long = "n".repeat(300);
+        let e = errors(&format!(
+            "[[probes]]\nname = \"{long}\"\nposition = [0.01, 0.01, 0.01]\n"
+        ));
+        assert!(e[0].3.contains("300 bytes is too long (at most 128)"), "{e:?}");
+        // 40 000 duplicate names: every one reported, in linear time (33 s before).
+        let mut text = String::new();
+        for _ in 0..40_000 {
+            text.push_str("[[probes]]\nname = \"p\"\nposition = [0.01, 0.01, 0.01]\n");
+        }
+        let t = std::time::Instant::now();
+        let e = errors(&text);
+        assert_eq!(e.len(), 39_999);
+        assert_eq!(e[39_998].0, 8 + 3 * 39_999 + 1, "{:?}", e[39_998]);
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn far_field_grids_are_bounded() {
+        let e = errors("[[farfield]]\ntheta_step = 1e-6\n");
+        assert_eq!(e[0].2, "farfield[0].theta_step", "{e:?}");
+        assert!(e[0].3.contains("finer than 0.01 degrees"), "{e:?}");
+        assert_eq!(e[0].0, 9, "{e:?}");
+        let e = errors("[[farfield]]\ntheta_step = 0.05\nphi_step = 0.05\n");
+        assert_eq!(e[0].2, "farfield[0].phi_step", "{e:?}");
+        assert!(e[0].3.contains("25930801 directions"), "{e:?}");
+        parse("[[farfield]]\ntheta_step = 0.1\nphi_step = 0.1\n").unwrap();
     }
 
     #[test]

@@ -567,6 +567,10 @@ impl CliError {
                 "{e}\n  help: start the run again with --force (this overwrites {})",
                 output.display()
             ),
+            E::Results { .. } => match resume {
+                Some(r) => format!("{e}\n  then: {r}"),
+                None => e.to_string(),
+            },
             E::Run(f) => match resume {
                 Some(r) => run_failure(f, r),
                 None => e.to_string(),

@@ -177,6 +177,10 @@ pub enum SessionError {
     },
     #[error(transparent)]
     NotResumable(ResumeRefusal),
+    /// The output would overwrite the scene being run, or is one of the files the run
+    /// writes beside it (its own companion), or a companion would overwrite the scene.
+    #[error("cannot write output file {}: {what}", path.display())]
+    OutputClash { path: PathBuf, what: String },
     /// The output exists but is not a regular file (it would be replaced, not written).
     #[error("cannot overwrite output file {}: it is {what}, not a regular file", path.display())]
     OutputNotRegular { path: PathBuf, what: &'static str },
@@ -217,6 +221,15 @@ pub enum SessionError {
     /// The run ended but its output could not be closed.
     #[error(transparent)]
     Finish(OutputFailure),
+    /// Every step ran, but the results could not be computed or written (a full disk, a
+    /// companion file another program created): the output is closed as failed, and the
+    /// checkpoint of the last step lets a resumed run write them without stepping again.
+    #[error("the run ended but its results could not be written: {error}\n  {} is closed with status \"failed\"\n  {advice}", output.display())]
+    Results {
+        error: OutputFailure,
+        output: PathBuf,
+        advice: ResumeAdvice,
+    },
     /// Stopped on request while setting up, before the output was created: nothing was
     /// written.
     #[error("stopped before the run started; nothing was written")]
@@ -250,6 +263,7 @@ impl SessionError {
             | E::OutputExists { .. }
             | E::OutputDirMissing { .. }
             | E::NotResumable(_)
+            | E::OutputClash { .. }
             | E::OutputNotRegular { .. }
             | E::CheckpointDirMissing { .. }
             | E::CheckpointDirNotWritable { .. }
@@ -264,6 +278,11 @@ impl SessionError {
                 OutputErrorKind::NoSpace => ErrorKind::DoesNotFit,
             },
             E::Run(f) => f.kind(),
+            E::Results { error, .. } => match error.kind {
+                OutputErrorKind::NoSpace => ErrorKind::DoesNotFit,
+                OutputErrorKind::Exists | OutputErrorKind::BadInput => ErrorKind::BadInput,
+                OutputErrorKind::Runtime => ErrorKind::Runtime,
+            },
             E::StoppedBeforeStart => ErrorKind::Interrupted,
         }
     }

@@ -241,6 +241,7 @@ pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionEr
                 d: scene.domain.cell_size,
                 need,
                 available,
+                results: 0,
             };
             return Err(SessionError::GridTooLarge { path, fit });
         }
@@ -576,6 +577,15 @@ impl Session {
         let checkpoints = CheckpointPolicy::resolve(&scene.checkpoint(), &req.checkpoint, &out);
         let fingerprint = runner::fingerprint(&scene, &model);
 
+        // An output that is the scene or one of its own companions would be overwritten
+        // by the run itself.
+        paths::check_output_clash(
+            &out,
+            req.scene.path(),
+            &format.companions(&out, &model),
+            &crate::checkpoint::files(&checkpoints.path),
+        )?;
+
         // The output, before any large allocation; the format re-checks atomically.
         let mut run_id = None;
         // Whose checkpoint files at this run's names may stay there (a new run removes
@@ -611,11 +621,10 @@ impl Session {
             } else {
                 0
             };
-            let generations = if req.resume { 1 } else { 2 };
             let ck = checkpoints.enabled.then(|| {
                 (
                     checkpoints.path.as_path(),
-                    generations * runner::checkpoint_bytes(&model),
+                    resources::checkpoint_need(&checkpoints.path, runner::checkpoint_bytes(&model)),
                 )
             });
             resources::check_disk(&LocalDisks, &out, ck, resources::output_bytes(&scene, &model, from))
@@ -802,6 +811,9 @@ impl Prepared {
             ..RunOptions::default()
         };
         let mut run_opts = run_opts;
+        // Resumed from the checkpoint written after the end criterion was met (before the
+        // results): the run has ended; only its results remain to be written.
+        run_opts.decayed_at_start = start > 0 && model.decay_db.is_some() && output.decayed_at() == Some(start);
         if start > 0 && model.decay_db.is_some() && !model.ports.is_empty() {
             if let Ok(Some(series)) = output.port_series(&model) {
                 (run_opts.port_peak, run_opts.port_recent) = runner::resume_port_levels(&model, &series, start);
@@ -836,6 +848,36 @@ impl Prepared {
                 })));
             }
         };
+        // The end is recorded first, then (when results are still to be computed) the
+        // last step's state is checkpointed: a failure or a kill while the results are
+        // computed and written loses no stepping, and `--resume` only redoes the results.
+        if let Err(e) = output.record_end(&model, &summary) {
+            let _ = output.fail(&e.to_string());
+            return Err(SessionError::Finish(e));
+        }
+        let post = summary.outcome == Outcome::Finished
+            && (!model.ports.is_empty() || !model.monitors.is_empty())
+            && summary.checkpoint != Some(summary.steps_done)
+            && !(start == summary.steps_done && start > 0);
+        if post && run_opts.checkpoint.is_some() {
+            if let Err(error) = runner::checkpoint_now(
+                &model,
+                backend.as_mut(),
+                output.as_sink(),
+                &run_opts,
+                summary.steps_done,
+            ) {
+                let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
+                return Err(SessionError::Run(Box::new(RunFailure {
+                    advice: Some(resume_advice(&checkpoints)),
+                    error,
+                    steps: model.grid.steps,
+                    output: out,
+                    closed,
+                    on_gpu: kind == BackendChoice::Gpu,
+                })));
+            }
+        }
         // Frequency-domain results of a finished run: the monitors' state (read from the
         // backend), the ports (from the complete V/I series), then the far fields (which
         // need the driven port's powers for gain).
@@ -865,7 +907,11 @@ impl Prepared {
             Ok(r) => r,
             Err(e) => {
                 let _ = output.fail(&e.to_string());
-                return Err(SessionError::Finish(e));
+                return Err(SessionError::Results {
+                    error: e,
+                    output: out,
+                    advice: resume_advice(&checkpoints),
+                });
             }
         };
         let contents = output.contents();
@@ -906,15 +952,14 @@ impl Prepared {
     }
 }
 
-/// The end of a run that was not stopped by an error: its end criterion recorded and,
-/// when finished, the port results computed from the complete series and written.
+/// The end of a run that was not stopped by an error (its end criterion is recorded
+/// before): when finished, the port results computed from the complete series and written.
 fn finish_results(
     model: &Model,
     summary: &RunSummary,
     output: &mut dyn Output,
     monitors: RunResults,
 ) -> Result<(RunResults, Vec<PathBuf>), OutputFailure> {
-    output.record_end(model, summary)?;
     let mut results = monitors;
     if summary.outcome != Outcome::Finished {
         return Ok((results, Vec::new()));

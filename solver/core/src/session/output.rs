@@ -86,6 +86,11 @@ pub trait Output: Sink {
     fn energy_peak(&mut self) -> f64 {
         0.0
     }
+    /// The step at which the run this file belongs to met its end criterion, as
+    /// recorded by [`Output::record_end`] (None: not recorded).
+    fn decayed_at(&mut self) -> Option<usize> {
+        None
+    }
     /// Record how a run that was not stopped by an error ended (end criterion) before
     /// [`Output::finish`].
     fn record_end(&mut self, model: &Model, summary: &RunSummary) -> Result<(), OutputFailure> {
@@ -115,6 +120,12 @@ pub trait OutputFormat {
     fn precheck(&self, path: &Path, model: &Model, force: bool, resume: bool) -> Result<(), OutputFailure> {
         let _ = (path, model, force, resume);
         Ok(())
+    }
+    /// Every file a run of `model` writes beside `path` (XDMF, Touchstone, CSV): the
+    /// output may not be one of them, nor may the scene. The default: none.
+    fn companions(&self, path: &Path, model: &Model) -> Vec<PathBuf> {
+        let _ = (path, model);
+        Vec::new()
     }
     /// Read the run attributes of an existing file, without changing it.
     fn inspect(&self, path: &Path) -> Result<OutputInfo, OutputFailure>;

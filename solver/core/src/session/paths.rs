@@ -39,6 +39,69 @@ pub fn not_a_regular_file(meta: &Metadata) -> Option<&'static str> {
     Some("not a regular file")
 }
 
+/// Whether `a` and `b` name the same file: the same inode where both exist, else the
+/// same absolute path (symbolic links in the directories resolved).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    let abs = |p: &Path| -> Option<PathBuf> {
+        let dir = resources::dir_of(p).canonicalize().ok()?;
+        Some(dir.join(p.file_name()?))
+    };
+    match (abs(a), abs(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Refuse an output that is the scene being run, one of the files the run writes beside
+/// it (`companions`: XDMF, Touchstone, CSV; `checkpoints`: its checkpoint names), or
+/// whose companions would overwrite the scene.
+pub fn check_output_clash(
+    out: &Path,
+    scene: &Path,
+    companions: &[PathBuf],
+    checkpoints: &[PathBuf],
+) -> Result<(), SessionError> {
+    let clash = |what: String| {
+        Err(SessionError::OutputClash {
+            path: out.to_path_buf(),
+            what,
+        })
+    };
+    if same_file(out, scene) {
+        return clash(format!(
+            "it is the scene being run ({}); choose another output name (e.g. with the extension .h5)",
+            scene.display()
+        ));
+    }
+    for c in companions.iter().chain(checkpoints) {
+        if same_file(out, c) {
+            return clash(format!(
+                "the run writes {} beside it (its companions: {}), so the output would be overwritten by its own results; choose another output name (e.g. with the extension .h5)",
+                c.display(),
+                companions
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if same_file(c, scene) {
+            return clash(format!(
+                "the run would write {} beside it, which is the scene being run; choose another output name",
+                c.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The checkpoint directory exists and a file can be created in it (tried with a
 /// temporary file of a name no run uses, removed at once).
 pub fn check_checkpoint_dir(path: &Path) -> Result<(), SessionError> {

@@ -139,8 +139,85 @@ pub fn host_plan(
         let floats: u64 = model.schedule.state.iter().map(|a| a.len() as u64).sum();
         p.add("checkpoint copy of the solver state (f32)", 4 * floats);
     }
+    let results = results_cost(model).host;
+    if results > 0 {
+        p.add(
+            "end of run: port transforms, Touchstone/CSV text, monitor fields, far-field grids",
+            results,
+        );
+    }
     p.add("runtime (binary, libraries, drivers; measured)", runtime);
     p
+}
+
+/// What the end of a run costs after the last step: the ports' transforms and
+/// S-parameters, the Touchstone and CSV texts, the monitors' fields read back and
+/// converted, and the far-field grids (every direction at every frequency).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResultsCost {
+    /// Host memory on top of the stepping's (the backend is still allocated then).
+    pub host: u64,
+    /// Bytes added to the output file and written beside it.
+    pub disk: u64,
+    /// Of `disk`, the Touchstone and CSV files beside the output.
+    pub text: u64,
+}
+
+/// An upper bound of [`ResultsCost`] for a run of `model`.
+pub fn results_cost(model: &Model) -> ResultsCost {
+    let n = model.ports.len() as u64;
+    let nf = model.frequencies.len() as u64;
+    let steps = model.grid.steps as u64;
+    let mut c = ResultsCost::default();
+    // Monitors: every recorded sample at every frequency, read back as f32 re/im,
+    // turned into f64 complex values, normalised, written as f64 re and im.
+    let mut monitor_freqs = 0u64;
+    for m in &model.monitors {
+        let values = (m.records() as u64).saturating_mul(m.freqs.len() as u64);
+        c.host = c.host.saturating_add(values.saturating_mul(40));
+        c.disk = c
+            .disk
+            .saturating_add(values.saturating_mul(16).saturating_add(16 << 10));
+        monitor_freqs = monitor_freqs.max(m.freqs.len() as u64);
+        if let crate::monitors::Kind::FarField { theta_step, phi_step } = m.kind {
+            let dirs = (crate::farfield::grid(theta_step, 180.0).len() as u64)
+                .saturating_mul(crate::farfield::grid(phi_step, 360.0).len() as u64);
+            let grids = dirs.saturating_mul(m.freqs.len() as u64);
+            // E_theta, E_phi (complex), intensity, directivity, gain, realized gain;
+            // stored as f64 with the angles.
+            c.host = c.host.saturating_add(grids.saturating_mul(64 + 32));
+            c.disk = c
+                .disk
+                .saturating_add(grids.saturating_mul(96).saturating_add(4096 * m.freqs.len() as u64));
+        }
+    }
+    if n > 0 {
+        // The complete V and I series read back, the transforms at the model's and the
+        // monitors' frequencies, and their copies while written.
+        let freqs = nf + monitor_freqs;
+        c.host = c
+            .host
+            .saturating_add(n.saturating_mul(steps.saturating_mul(16)))
+            .saturating_add(n.saturating_mul(freqs.saturating_mul(220)));
+        c.disk = c
+            .disk
+            .saturating_add(n.saturating_mul(nf.saturating_mul(96).saturating_add(32 << 10)));
+        // Touchstone: N × N entries per frequency (" NaN NaN" for the columns one run
+        // cannot know, two numbers of up to 17 characters for the driven column), one
+        // line per matrix row; CSV: seven numbers per port per frequency. Names in the
+        // headers. A text grows by doubling: twice its size in memory.
+        let names: u64 = model.ports.iter().map(|p| p.name.len() as u64 + 16).sum();
+        let touchstone = nf.saturating_mul(n.saturating_mul(n).saturating_mul(8).saturating_add(n * 36 + 24));
+        let csv = nf.saturating_mul(n * 7 * 18 + 18);
+        let text = touchstone
+            .saturating_add(csv)
+            .saturating_add(names.saturating_mul(8))
+            .saturating_add(4096);
+        c.text = text;
+        c.disk = c.disk.saturating_add(text);
+        c.host = c.host.saturating_add(text.saturating_mul(2));
+    }
+    c
 }
 
 /// Host memory of the probe tables ([`ProbeLayout::Table`]) while a run writes them in
@@ -370,10 +447,25 @@ pub struct DoesNotFit {
     pub d: [f64; 3],
     pub need: u64,
     pub available: u64,
+    /// Of `need`, what the end of the run takes ([`results_cost`]): when it alone does
+    /// not fit, coarser cells would not help, and the message says what would.
+    pub results: u64,
 }
 
 impl fmt::Display for DoesNotFit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.results > 0 && self.need - self.results.min(self.need) < self.available && self.results * 2 > self.need
+        {
+            return write!(
+                f,
+                "needs {}, {} available, of which {} after the last step for the results (port transforms and \
+                 Touchstone/CSV text: ports² × frequencies; far-field grids: directions × frequencies; monitor \
+                 fields); fewer ports or frequencies, or coarser far-field steps (theta_step, phi_step) would fit",
+                human_bytes(self.need),
+                human_bytes(self.available),
+                human_bytes(self.results)
+            );
+        }
         let cells = self.cells.iter().map(|&c| c as f64).product::<f64>().max(1.0);
         let per_cell = self.need as f64 / cells;
         let fit_cells = (self.available as f64 * HEADROOM / per_cell).max(1.0);
@@ -427,6 +519,7 @@ impl RamCheck {
             d: model.grid.d,
             need: self.need,
             available,
+            results: results_cost(model).host,
         })
     }
 }
@@ -485,11 +578,11 @@ pub fn output_bytes_in(scene: &Scene, model: &Model, from: usize, layout: ProbeL
             + 8;
         bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
     }
-    // Ports: V, I, time, time_h (f64) per step, and the results (about 12 f64 per
-    // frequency); the end criterion's energy record.
+    // Ports: V, I, time, time_h (f64) per step; the end criterion's energy record; the
+    // results (ports, monitors, far fields; Touchstone and CSV beside the file).
     let left = steps.saturating_sub(from) as u64;
-    let per_port = left * 32 + model.frequencies.len() as u64 * 96;
-    bytes = bytes.saturating_add(per_port.saturating_mul(model.ports.len() as u64));
+    bytes = bytes.saturating_add((left * 32).saturating_mul(model.ports.len() as u64));
+    bytes = bytes.saturating_add(results_cost(model).disk);
     if model.decay_db.is_some() {
         bytes = bytes.saturating_add(left / 4);
     }
@@ -539,6 +632,22 @@ impl Disks for LocalDisks {
     fn device_of(&self, _dir: &Path) -> Option<u64> {
         None
     }
+}
+
+/// Disk space the checkpoints of a run still need at `path` (each `one` bytes): two
+/// generations exist at the most (the older is deleted before a new one is written),
+/// less the checkpoint files already there, which are replaced (a resume after a full
+/// disk finds both generations on the disk already).
+pub fn checkpoint_need(path: &Path, one: u64) -> u64 {
+    let mut prev = path.as_os_str().to_owned();
+    prev.push(".prev");
+    let on_disk: u64 = [path.to_path_buf(), PathBuf::from(prev)]
+        .iter()
+        .filter_map(|p| std::fs::symlink_metadata(p).ok())
+        .filter(|m| m.file_type().is_file())
+        .map(|m| m.len().min(one))
+        .sum();
+    (2 * one).saturating_sub(on_disk)
 }
 
 /// The directory a file goes to (`.` for a bare name).
@@ -669,6 +778,70 @@ mod tests {
     }
 
     #[test]
+    fn checkpoints_already_on_the_disk_are_not_counted_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let ck = dir.path().join("a.h5.ckpt");
+        assert_eq!(checkpoint_need(&ck, 100), 200);
+        std::fs::write(&ck, [0u8; 100]).unwrap();
+        assert_eq!(checkpoint_need(&ck, 100), 100);
+        std::fs::write(dir.path().join("a.h5.ckpt.prev"), [0u8; 100]).unwrap();
+        assert_eq!(checkpoint_need(&ck, 100), 0);
+    }
+
+    #[test]
+    fn the_end_of_a_run_is_planned() {
+        let scene = |ports: usize, points: usize, farfield: &str| {
+            let mut s = format!(
+                "[domain]\ncell = 1e-3\ncells = [40, 40, 6]\n[time]\nsteps = 100\n[boundaries]\nall = \"pec\"\n\
+                 [frequencies]\nstart = 1e9\nstop = 2e9\npoints = {points}\n{farfield}"
+            );
+            for k in 0..ports {
+                let (i, j) = (2 + k % 36, 2 + k / 36);
+                s.push_str(&format!(
+                    "[[ports]]\nname = \"p{k}\"\nstart = [{}e-3, {}e-3, 2e-3]\nend = [{}e-3, {}e-3, 3e-3]\n",
+                    i, j, i, j
+                ));
+                if k == 0 {
+                    s.push_str("[ports.waveform]\ntype = \"gaussian\"\nfrequency = 1e9\n");
+                }
+            }
+            let scene = Scene::parse(&s, "t.toml").unwrap();
+            let model = crate::model::Model::discretize(&scene).unwrap();
+            (scene, model)
+        };
+        // The Touchstone text of N ports grows as N²: 1000 ports × 41 points is about
+        // 330 MB (measured 339 MB), and it is counted on the disk and twice in memory.
+        let one = results_cost(&scene(1, 41, "").1);
+        let (big, model) = scene(1000, 41, "");
+        let many = results_cost(&model);
+        assert!(many.text > 320_000_000 && many.text < 400_000_000, "{many:?}");
+        assert!(many.host > 2 * many.text && many.disk > many.text, "{many:?}");
+        assert!(one.text < 100_000, "{one:?}");
+        assert!(output_bytes(&big, &model, 0) > many.text);
+        // A fine far-field grid: 1801 × 3601 directions at 3 frequencies.
+        let ff = "[[farfield]]\nname = \"ff\"\nbox = { min = [0.01, 0.01, 0.002], max = [0.03, 0.03, 0.004] }\n\
+                  frequencies = [1e9, 1.5e9, 2e9]\ntheta_step = 0.1\nphi_step = 0.1\n";
+        let f = results_cost(&scene(1, 41, ff).1);
+        assert!(f.host > 1801 * 3601 * 3 * 64, "{f:?}");
+        assert!(f.disk > 1801 * 3601 * 3 * 64, "{f:?}");
+        // In the host plan, and a plan that does not fit for that reason says so.
+        let plan = host_plan(&model, StateIn::Ram, None, &[], 64, false, 0);
+        assert!(plan.total() > many.host, "{plan:?}");
+        let msg = RamCheck {
+            need: plan.total(),
+            available: Some(plan.total() - many.host / 2),
+        }
+        .does_not_fit(&model)
+        .unwrap()
+        .to_string();
+        assert!(
+            msg.contains("after the last step for the results") && msg.contains("fewer ports"),
+            "{msg}"
+        );
+        assert!(!msg.contains("cells of"), "{msg}");
+    }
+
+    #[test]
     fn cgroup_limits_are_read_at_every_level_v1_and_v2() {
         let root = tempfile::tempdir().unwrap();
         let w = |rel: &str, text: &str| {
@@ -725,6 +898,7 @@ mod tests {
             d: [1e-3; 3],
             need: 8 << 30,
             available: 1 << 30,
+            results: 0,
         }
         .to_string();
         assert!(d.starts_with("needs 8.00 GiB, 1.00 GiB available; cells of "), "{d}");

@@ -1,0 +1,387 @@
+//! The end of a run and the files beside its output (issue 19), through the real binary
+//! and the session API: an output may not be the scene or one of its own companions,
+//! `--force` replaces the old run's companions, a companion another program creates
+//! during the run is never replaced, a full disk or a failure while the results are
+//! written loses no stepping (exit 4 for a full disk, `--resume` writes the results),
+//! and a stop right after set-up leaves a resumable run.
+use fdtd::output::Hdf5Format;
+use fdtd::session::{ErrorKind, RunReport, RunRequest, Session, SessionError};
+use hdf5::types::VarLenUnicode;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+
+/// Held while this process has an HDF5 file open and while it starts a child (HDF5 opens
+/// files without close-on-exec; a child would inherit the descriptor and its lock).
+static FORK: Mutex<()> = Mutex::new(());
+
+fn fork_lock() -> std::sync::MutexGuard<'static, ()> {
+    FORK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A 50 Ω port on a 100 Ω resistor between two small PEC plates in a PEC box (the end
+/// criterion stops it after about 1100 steps).
+const PORT: &str = r#"
+[domain]
+cell = 1e-3
+cells = [20, 20, 20]
+[time]
+steps = 8000
+[boundaries]
+all = "pec"
+[[objects]]
+shape = "box"
+material = "pec"
+min = [0.009, 0.009, 0.009]
+max = [0.012, 0.011, 0.010]
+[[objects]]
+shape = "box"
+material = "pec"
+min = [0.009, 0.009, 0.011]
+max = [0.012, 0.011, 0.012]
+[frequencies]
+start = 100e6
+stop = 1e9
+points = 10
+[[ports]]
+name = "p1"
+start = [0.010, 0.010, 0.010]
+end = [0.010, 0.010, 0.011]
+[ports.waveform]
+type = "gaussian"
+frequency = 1e9
+[[lumped]]
+name = "load"
+start = [0.011, 0.010, 0.010]
+end = [0.011, 0.010, 0.011]
+r = 100
+"#;
+
+/// A dipole in a PEC box with a probe and a snapshot (an XDMF companion, no ports).
+const SNAP: &str = r#"
+[domain]
+cell = 1e-3
+cells = [12, 12, 12]
+[time]
+steps = 200
+[boundaries]
+all = "pec"
+[[sources]]
+type = "current"
+component = "Ez"
+position = [0.006, 0.006, 0.006]
+waveform = { type = "gaussian", frequency = 5e9 }
+[[probes]]
+name = "rx"
+position = [0.004, 0.005, 0.006]
+components = ["Ez"]
+[[snapshots]]
+name = "mid"
+components = ["Ez"]
+every = 50
+"#;
+
+fn cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env_remove("FDTD_FAULT_AT_STEP")
+        .env_remove("FDTD_FAULT_NO_SPACE_AFTER");
+    c
+}
+
+fn output(c: &mut Command) -> Output {
+    let _g = fork_lock();
+    c.output().expect("run fdtd")
+}
+
+fn fdtd(dir: &Path, args: &[&str]) -> Output {
+    output(&mut cmd(dir, args))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn setup(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in files {
+        std::fs::write(dir.path().join(name), body).unwrap();
+    }
+    dir
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    v.sort();
+    v
+}
+
+fn root_str(path: &Path, name: &str) -> String {
+    let _g = fork_lock();
+    let f = hdf5::File::open(path).unwrap_or_else(|e| panic!("{} does not open: {e}", path.display()));
+    let v: VarLenUnicode = f.attr(name).unwrap().read_scalar().unwrap();
+    v.as_str().to_string()
+}
+
+fn bits(path: &Path, name: &str) -> Vec<u64> {
+    let _g = fork_lock();
+    let f = hdf5::File::open(path).unwrap();
+    let v: Vec<f64> = f.dataset(name).unwrap().read_raw().unwrap();
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// The Touchstone data lines (the comments name the output file).
+fn touchstone_data(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('!'))
+        .map(String::from)
+        .collect()
+}
+
+/// Prepare and run `req` on the CPU into HDF5, as `fdtd run` does.
+fn lib_run(mut req: RunRequest) -> Result<RunReport, SessionError> {
+    req.backend = fdtd::backend::BackendChoice::Cpu;
+    let _g = fork_lock();
+    Session::load(req)?
+        .prepare(&fdtd::backend::engines(), &Hdf5Format::default())?
+        .run()
+}
+
+/// An uninterrupted run of the port scene in a directory of its own (output `a.h5`).
+fn reference() -> tempfile::TempDir {
+    let dir = setup(&[("s.toml", PORT)]);
+    let out = fdtd(dir.path(), &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    dir
+}
+
+fn assert_same_results(reference: &Path, other: &Path) {
+    for ds in ["/ports/p1/V", "/ports/p1/I", "/ports/p1/S", "/ports/p1/Z"] {
+        assert_eq!(
+            bits(&reference.join("a.h5"), ds),
+            bits(&other.join("a.h5"), ds),
+            "{ds} differs"
+        );
+    }
+    assert_eq!(
+        touchstone_data(&reference.join("a.s1p")),
+        touchstone_data(&other.join("a.s1p"))
+    );
+    assert_eq!(
+        std::fs::read(reference.join("a_ports.csv")).unwrap(),
+        std::fs::read(other.join("a_ports.csv")).unwrap()
+    );
+}
+
+#[test]
+fn an_output_may_not_be_the_scene_nor_its_own_companion() {
+    let dir = setup(&[("s.toml", PORT)]);
+    let d = dir.path();
+    // The Touchstone file of `-o b.s1p` is b.s1p itself.
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-o", "b.s1p"]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("cannot write output file b.s1p: the run writes b.s1p beside it") && se.contains("b_ports.csv"),
+        "{se}"
+    );
+    assert_eq!(names_in(d), ["s.toml"]);
+    // The scene itself, by name or through a hard link, even with --force.
+    std::fs::hard_link(d.join("s.toml"), d.join("h.h5")).unwrap();
+    for o in ["s.toml", "./s.toml", "h.h5"] {
+        let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-o", o, "--force"]);
+        let se = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{o}: {se}");
+        assert!(se.contains("it is the scene being run"), "{o}: {se}");
+        assert_eq!(std::fs::read_to_string(d.join("s.toml")).unwrap(), PORT);
+    }
+    assert_eq!(names_in(d), ["h.h5", "s.toml"]);
+    // A companion that would overwrite the scene: a scene named like the Touchstone file.
+    std::fs::write(d.join("c.s1p"), PORT).unwrap();
+    let out = fdtd(d, &["run", "c.s1p", "--backend", "cpu", "-o", "c.h5"]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(se.contains("which is the scene being run"), "{se}");
+    assert_eq!(std::fs::read_to_string(d.join("c.s1p")).unwrap(), PORT);
+}
+
+#[test]
+fn force_replaces_the_companions_of_the_old_run() {
+    let dir = setup(&[("port.toml", PORT), ("snap.toml", SNAP)]);
+    let d = dir.path();
+    let run = |scene: &str, force: bool| {
+        let mut a = vec!["run", scene, "--backend", "cpu", "-q", "-o", "a.h5"];
+        if force {
+            a.push("--force");
+        }
+        let out = fdtd(d, &a);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    };
+    run("port.toml", false);
+    // An older run's 3-port Touchstone file beside it, and another output's companions.
+    std::fs::write(d.join("a.s3p"), "old").unwrap();
+    std::fs::write(d.join("b.s1p"), "other output").unwrap();
+    assert_eq!(
+        names_in(d),
+        [
+            "a.h5",
+            "a.s1p",
+            "a.s3p",
+            "a_ports.csv",
+            "b.s1p",
+            "port.toml",
+            "snap.toml"
+        ]
+    );
+    // No ports any more: no Touchstone or CSV file of the old run stays beside it.
+    run("snap.toml", true);
+    assert_eq!(names_in(d), ["a.h5", "a.xdmf", "b.s1p", "port.toml", "snap.toml"]);
+    // No snapshots any more: the XDMF file goes.
+    run("port.toml", true);
+    assert_eq!(
+        names_in(d),
+        ["a.h5", "a.s1p", "a_ports.csv", "b.s1p", "port.toml", "snap.toml"]
+    );
+    assert_eq!(std::fs::read_to_string(d.join("b.s1p")).unwrap(), "other output");
+}
+
+#[test]
+fn a_companion_created_during_the_run_is_kept_and_resume_writes_the_results() {
+    let refdir = reference();
+    let dir = setup(&[("s.toml", PORT)]);
+    let d = dir.path();
+    let mut req = RunRequest::new(d.join("s.toml"));
+    req.output = Some(d.join("a.h5"));
+    req.chunk = 16;
+    let planted = Arc::new(AtomicBool::new(false));
+    let (p, s1p) = (planted.clone(), d.join("a.s1p"));
+    req.progress = Some(Box::new(move |_, _, _| {
+        if !p.swap(true, Ordering::SeqCst) {
+            std::fs::write(&s1p, "another program's file").unwrap();
+        }
+    }));
+    let e = lib_run(req).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, SessionError::Results { .. }), "{msg}");
+    assert_eq!(e.kind(), ErrorKind::Runtime, "{msg}");
+    assert!(
+        msg.contains("a.s1p was created by another program during the run and is left as it is"),
+        "{msg}"
+    );
+    assert!(msg.contains("the last checkpoint"), "{msg}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.s1p")).unwrap(),
+        "another program's file"
+    );
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "failed");
+    // Every step is in the checkpoint written before the results: once the file is
+    // moved away, --resume writes the results without stepping again.
+    assert!(d.join("a.h5.ckpt").exists(), "{:?}", names_in(d));
+    std::fs::rename(d.join("a.s1p"), d.join("theirs.s1p")).unwrap();
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-o", "a.h5", "--resume"]);
+    let so = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{so}{}", text(&out.stderr));
+    assert!(so.contains("resuming from step 1,120"), "{so}");
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "complete");
+    assert_same_results(refdir.path(), d);
+    assert!(!d.join("a.h5.ckpt").exists());
+}
+
+#[test]
+fn an_xdmf_companion_replaced_during_the_run_is_left_alone() {
+    let dir = setup(&[("s.toml", SNAP)]);
+    let d = dir.path();
+    let mut req = RunRequest::new(d.join("s.toml"));
+    req.output = Some(d.join("a.h5"));
+    req.chunk = 10;
+    let planted = Arc::new(AtomicBool::new(false));
+    let (p, x) = (planted.clone(), d.join("a.xdmf"));
+    req.progress = Some(Box::new(move |_, _, _| {
+        if !p.swap(true, Ordering::SeqCst) {
+            std::fs::remove_file(&x).unwrap();
+            std::fs::write(&x, "mine").unwrap();
+        }
+    }));
+    let e = lib_run(req).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("created by another program during the run"), "{msg}");
+    assert_eq!(std::fs::read_to_string(d.join("a.xdmf")).unwrap(), "mine");
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "complete");
+}
+
+#[test]
+fn a_full_disk_while_the_results_are_written_is_exit_4_and_resume_writes_them() {
+    // 20 000 frequencies: the port results need about 2.6 MB in the file, which may
+    // grow to 1.5 MB; the stepping fits.
+    let scene = PORT.replace("points = 10", "points = 20000");
+    let refdir = setup(&[("s.toml", &scene)]);
+    let out = fdtd(
+        refdir.path(),
+        &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dir = setup(&[("s.toml", &scene)]);
+    let d = dir.path();
+    let args = ["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"];
+    let out = output(cmd(d, &args).env("FDTD_FAULT_NO_SPACE_AFTER", "1500000"));
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{se}");
+    assert!(
+        se.contains("the run ended but its results could not be written"),
+        "{se}"
+    );
+    assert!(se.contains("a.h5 is closed with status \"failed\""), "{se}");
+    assert!(se.contains("--resume"), "{se}");
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "failed");
+    assert!(d.join("a.h5.ckpt").exists());
+    assert!(!d.join("a.s1p").exists());
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = fdtd(d, &resume);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "complete");
+    assert_same_results(refdir.path(), d);
+}
+
+#[test]
+fn a_stop_right_after_set_up_leaves_a_resumable_run() {
+    let refdir = reference();
+    let dir = setup(&[("s.toml", PORT)]);
+    let d = dir.path();
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut req = RunRequest::new(d.join("s.toml"));
+    req.output = Some(d.join("a.h5"));
+    req.stop = Some(stop.clone());
+    req.backend = fdtd::backend::BackendChoice::Cpu;
+    let report = {
+        let _g = fork_lock();
+        let prepared = Session::load(req)
+            .unwrap()
+            .prepare(&fdtd::backend::engines(), &Hdf5Format::default())
+            .unwrap();
+        // SIGTERM lands now: set-up is over, the output exists, no step has run.
+        stop.store(true, Ordering::SeqCst);
+        prepared.run().unwrap()
+    };
+    assert_eq!(report.kind(), Some(ErrorKind::Interrupted));
+    assert_eq!(report.summary.steps_done, 0);
+    assert!(
+        matches!(report.advice, Some(fdtd::session::ResumeAdvice::From { step: 0, .. })),
+        "{:?}",
+        report.advice
+    );
+    assert_eq!(root_str(&d.join("a.h5"), "status"), "interrupted");
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-o", "a.h5", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_same_results(refdir.path(), d);
+}
