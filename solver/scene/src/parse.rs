@@ -481,13 +481,15 @@ fn check_periodic(faces: &[Option<FaceSetting>; 6]) -> R<()> {
 fn cpml_params(t: &Tbl) -> R<CpmlParams> {
     t.check_keys(&["cells", "order", "sigma_factor", "kappa_max", "alpha_max"])?;
     let d = CpmlParams::default();
-    let kappa_max = opt(t, "kappa_max", d.kappa_max, |v| v.at_least(1.0))?;
+    // Bounded well past any useful grading: larger values overflow the profiles (1e308
+    // gave NaN fields).
+    let kappa_max = opt(t, "kappa_max", d.kappa_max, |v| v.within(1.0, 1e3, ""))?;
     Ok(CpmlParams {
         cells: t.get("cells").map_or(Ok(d.cells), |v| v.uint(1))?,
-        order: opt(t, "order", d.order, Val::nonneg)?,
-        sigma_factor: opt(t, "sigma_factor", d.sigma_factor, Val::nonneg)?,
+        order: opt(t, "order", d.order, |v| v.within(0.0, 20.0, ""))?,
+        sigma_factor: opt(t, "sigma_factor", d.sigma_factor, |v| v.within(0.0, 100.0, ""))?,
         kappa_max,
-        alpha_max: opt(t, "alpha_max", d.alpha_max, Val::nonneg)?,
+        alpha_max: opt(t, "alpha_max", d.alpha_max, |v| v.within(0.0, 100.0, ""))?,
     })
 }
 
@@ -764,6 +766,15 @@ fn source_kind(v: &Val) -> R<SourceKind> {
     })
 }
 
+/// The range of a waveform's times (`tau`, `ramp`, `delay`), frequencies and amplitude.
+const MIN_TIME: f64 = 1e-21;
+const MAX_TIME: f64 = 1e3;
+const MIN_FREQUENCY: f64 = 1e-3;
+const MAX_FREQUENCY: f64 = 1e21;
+const MAX_AMPLITUDE: f64 = 1e15;
+/// A port's reference impedance (Ω): 1e308 or 1e-300 gave NaN S.
+const Z0_RANGE: (f64, f64) = (1e-3, 1e6);
+
 /// Keys each waveform type accepts besides `type`, `amplitude` and `delay`.
 const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
     ("gaussian", &["frequency", "tau"]),
@@ -795,15 +806,24 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             )
         })
     })?;
-    let amplitude = opt(t, "amplitude", 1.0, Val::num)?;
-    let positive = |key: &str| t.get(key).map(|v| v.positive()).transpose();
+    // Times from 10⁻²¹ s and frequencies up to 10²¹ Hz: a `tau` of 5e-324 passes as
+    // positive but makes the pulse NaN; an amplitude of 1e308 overflows f32 fields.
+    let amplitude = opt(t, "amplitude", 1.0, |v| v.within(-MAX_AMPLITUDE, MAX_AMPLITUDE, ""))?;
+    let positive = |key: &str| {
+        t.get(key)
+            .map(|v| match key {
+                "frequency" | "bandwidth" => v.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz"),
+                _ => v.within(MIN_TIME, MAX_TIME, "s"),
+            })
+            .transpose()
+    };
     // Shape and default delay.
     let (shape, delay) = match ty {
         "gaussian" | "gaussian_derivative" => {
             let (tau, delay) = match t.one_of("frequency", "tau")? {
-                OneOf::First(f) => gprmax_gaussian(f.positive()?),
+                OneOf::First(f) => gprmax_gaussian(f.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?),
                 OneOf::Second(tau) => {
-                    let tau = tau.positive()?;
+                    let tau = tau.within(MIN_TIME, MAX_TIME, "s")?;
                     (tau, 4.5 * tau)
                 }
             };
@@ -814,11 +834,11 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             }
         }
         "ricker" => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             (WaveShape::Ricker { frequency }, 2f64.sqrt() / frequency)
         }
         "modulated_gaussian" => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             t.exclusive("tau", "bandwidth")?;
             let tau = match (positive("tau")?, positive("bandwidth")?) {
                 (Some(tau), _) => tau,
@@ -827,12 +847,12 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             (WaveShape::ModulatedGaussian { frequency, tau }, 4.5 * tau)
         }
         _ => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             let ramp = positive("ramp")?.unwrap_or(2.0 / frequency);
             (WaveShape::Sine { frequency, ramp }, 0.0)
         }
     };
-    let delay = opt(t, "delay", delay, Val::nonneg)?;
+    let delay = opt(t, "delay", delay, |v| v.within(0.0, MAX_TIME, "s"))?;
     let derived = match shape {
         WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => [tau, tau],
         WaveShape::Ricker { frequency } => [frequency, frequency],
@@ -996,7 +1016,7 @@ fn port(
     t.check_keys(&["name", "start", "end", "axis", "impedance", "excite", "waveform"])?;
     let name = names.take(t, "port", i)?;
     let (start, end, axis, edges) = edge_span(t, d, "port")?;
-    let impedance = opt(t, "impedance", 50.0, Val::positive)?;
+    let impedance = opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?;
     let excite = match t.get("excite") {
         None => i == 0,
         Some(v) => v.value().as_bool().ok_or_else(|| v.expected("true or false"))?,
@@ -1155,6 +1175,10 @@ fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
 #[derive(Default)]
 struct Names(HashMap<String, String>);
 
+/// The longest name of a source, probe, port or monitor (a file name holds 255 bytes, and
+/// `fdtd plot` adds the result's stem and a suffix).
+const MAX_NAME: usize = 100;
+
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
     fn take(&mut self, t: &Tbl, prefix: &str, i: usize) -> R<String> {
@@ -1164,10 +1188,19 @@ impl Names {
                 if s.trim().is_empty() {
                     return Err(v.err("a name must not be empty"));
                 }
-                if s.chars().any(|c| c == '/' || c.is_control()) {
+                // Names become HDF5 group names and parts of file names (`fdtd plot`):
+                // `.` and `..` name the group itself or its parent there.
+                if s.chars().any(|c| c == '/' || c.is_control()) || s == "." || s == ".." {
                     return Err(v
                         .err(format!("invalid name {s:?}"))
-                        .hint("names are used in the output file: no '/' or control characters"));
+                        .hint("names are used in the output file: no '/' or control characters, not `.` or `..`"));
+                }
+                if s.chars().count() > MAX_NAME {
+                    return Err(v
+                        .err(format!("a name of {} characters is too long", s.chars().count()))
+                        .hint(format!(
+                            "names are used in the output file's paths: at most {MAX_NAME} characters"
+                        )));
                 }
                 (s.to_string(), v.err(""))
             }
@@ -1443,6 +1476,27 @@ impl<'a> Val<'a> {
 
     fn nonneg(&self) -> R<f64> {
         self.at_least(0.0)
+    }
+
+    /// A number in `lo..=hi`: for keys whose extremes pass as numbers but overflow the
+    /// update (a `sigma_factor` of 1e308, a `tau` of 5e-324) or are surely a unit mistake.
+    fn within(&self, lo: f64, hi: f64, unit: &str) -> R<f64> {
+        let x = self.num()?;
+        if (lo..=hi).contains(&x) {
+            Ok(x)
+        } else {
+            let unit = if unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {unit}")
+            };
+            Err(self.err(format!(
+                "must be from {} to {}{unit} (got {}{unit})",
+                num(lo),
+                num(hi),
+                num(x)
+            )))
+        }
     }
 
     fn at_least(&self, min: f64) -> R<f64> {
