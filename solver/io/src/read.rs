@@ -629,7 +629,8 @@ impl ResultFile {
                 });
                 match ff {
                     Ok(f) => farfields.push(f),
-                    Err(why) => other_groups.push(format!("farfield/{name} ({why})")),
+                    // Named as the other skipped groups are (why is for a debugger).
+                    Err(_why) => other_groups.push(format!("farfield/{name}")),
                 }
             }
         }
