@@ -19,18 +19,29 @@ pub struct Spectrum {
     pub amplitude: Vec<f64>,
 }
 
+/// The longest series [`Spectrum::of`] transforms (2²⁴ samples: 16 M steps). Its memory
+/// is 16 bytes per point; a series read from a file may declare 10⁸ samples.
+pub const MAX_SAMPLES: usize = 1 << 24;
+/// Zero padding stops at this many points (or the series' own power of two).
+const MAX_PADDED: usize = 1 << 21;
+
 impl Spectrum {
     /// |DFT| of `values` sampled every `dt` seconds, zero-padded to at least `8·n`
-    /// points (a power of two) so that peaks fall near their true frequency.
+    /// points (a power of two, up to 2²¹) so that peaks fall near their true frequency.
+    /// Empty for an empty series, a `dt` that is not a finite positive step, or more than
+    /// [`MAX_SAMPLES`] samples.
     pub fn of(values: &[f32], dt: f64) -> Spectrum {
         let n = values.len();
-        if n == 0 || dt.is_nan() || dt <= 0.0 {
+        if n == 0 || n > MAX_SAMPLES || !(dt.is_finite() && dt > 0.0) {
             return Spectrum {
                 frequency: vec![],
                 amplitude: vec![],
             };
         }
-        let m = (8 * n).next_power_of_two().max(2);
+        let m = (8 * n)
+            .next_power_of_two()
+            .min(n.next_power_of_two().max(MAX_PADDED))
+            .max(2);
         let mut re: Vec<f64> = values.iter().map(|&v| v as f64).collect();
         re.resize(m, 0.0);
         let mut im = vec![0.0; m];

@@ -632,22 +632,22 @@ pub fn summary_lines(ffs: &[FarField]) -> Vec<String> {
             None => format!("{} (transform units: no driven port)", sig(f.radiated_power, 4)),
         };
         let mut line = format!(
-            "far field {} at {}: P_rad {power}, D_max {:.2} dBi at (θ {}°, φ {}°)",
+            "far field {} at {}: P_rad {power}, D_max {} dBi at (θ {}°, φ {}°)",
             f.name,
             hz(f.freq),
-            db(f.max_directivity),
+            crate::fmt::fixed(db(f.max_directivity), 2),
             sig(t.to_degrees(), 4),
             sig(p.to_degrees(), 4),
         );
         if let Some(e) = f.efficiency {
-            line += &format!(", efficiency {:.1} %", 100.0 * e);
+            line += &format!(", efficiency {} %", crate::fmt::fixed(100.0 * e, 1));
         }
         let peak = |v: &Option<Vec<f64>>| v.as_ref().map(|v| v.iter().copied().fold(0.0, f64::max));
         if let Some(g) = peak(&f.gain) {
-            line += &format!(", G_max {:.2} dBi", db(g));
+            line += &format!(", G_max {} dBi", crate::fmt::fixed(db(g), 2));
         }
         if let Some(g) = peak(&f.realized_gain) {
-            line += &format!(", realized {:.2} dBi", db(g));
+            line += &format!(", realized {} dBi", crate::fmt::fixed(db(g), 2));
         }
         out.push(line);
     }

@@ -17,6 +17,9 @@ pub fn si(x: f64, unit: &str) -> String {
         (1e-12, "p"),
     ];
     let a = x.abs();
+    if !(1e-15..1e15).contains(&a) {
+        return format!("{} {unit}", sig(x, 4));
+    }
     let (scale, p) = PREFIXES
         .iter()
         .copied()
@@ -25,18 +28,38 @@ pub fn si(x: f64, unit: &str) -> String {
     format!("{} {p}{unit}", sig(x / scale, 4))
 }
 
-/// `x` to `digits` significant digits, without trailing zeros.
+/// `x` to `digits` significant digits, without trailing zeros; in scientific notation
+/// (`1.23e308`) outside 1e-6..1e15, so no value prints with hundreds of digits.
 pub fn sig(x: f64, digits: usize) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
+    let digits = digits.clamp(1, 17);
     let mag = x.abs().log10().floor() as i32;
+    if !(-6..15).contains(&mag) {
+        let s = format!("{:.*e}", digits - 1, x);
+        // Trailing zeros of the mantissa: 1.500e9 → 1.5e9.
+        return match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+            _ => s,
+        };
+    }
     let decimals = (digits as i32 - 1 - mag).max(0) as usize;
     let s = format!("{x:.decimals$}");
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
+    }
+}
+
+/// `x` with `decimals` decimals (`{:.2}`) while that is short, else [`sig`] to 6
+/// digits: a level or a percentage read from a file may be 1e308.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    if x.is_finite() && x.abs() < 1e9 {
+        format!("{x:.decimals$}")
+    } else {
+        sig(x, 6)
     }
 }
 
@@ -95,5 +118,23 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(sig(12.345, 3), "12.3");
         assert_eq!(duration(125.0), "2 min 05 s");
+    }
+
+    #[test]
+    fn extreme_values_print_in_few_digits() {
+        assert_eq!(sig(1e308, 4), "1e308");
+        assert_eq!(sig(-1.5e-300, 4), "-1.5e-300");
+        assert_eq!(sig(f64::MIN_POSITIVE * 1e-10, 3), "2.23e-318");
+        assert_eq!(sig(123456.0, 3), "123456");
+        assert_eq!(sig(2.5e-6, 3), "0.0000025");
+        assert_eq!(si(1e308, "Ω"), "1e308 Ω");
+        assert_eq!(fixed(-6000.0, 1), "-6000.0");
+        assert_eq!(fixed(1e308, 2), "1e308");
+        for x in [1e308, -1e300, 1e-300, 5e-324, 1.7976931348623157e308, 123.456] {
+            assert!(
+                sig(x, 4).len() <= 12 && si(x, "m").len() <= 16 && fixed(x, 2).len() <= 16,
+                "{x}"
+            );
+        }
     }
 }

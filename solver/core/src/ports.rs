@@ -91,9 +91,16 @@ pub fn results_at(model: &Model, series: &[(Vec<f64>, Vec<f64>)], freq: &[f64]) 
     out
 }
 
-/// |S| in dB.
+/// |S| in dB; NaN when S is not finite (a port that was never driven, or an impedance
+/// so extreme that the waves overflow), never a floor such as −6000 dB that reads as a
+/// level.
 pub fn db(s: Complex64) -> f64 {
-    20.0 * s.norm().max(1e-300).log10()
+    let m = s.norm();
+    if m.is_finite() {
+        20.0 * m.max(1e-300).log10()
+    } else {
+        f64::NAN
+    }
 }
 
 /// What the run summary says about one port.
@@ -128,13 +135,20 @@ pub fn summarize(r: &PortResult) -> PortSummary {
         }
     }
     let sdb: Vec<f64> = r.s.iter().map(|&s| db(s)).collect();
-    let kmin = (0..sdb.len()).min_by(|&a, &b| sdb[a].total_cmp(&sdb[b]));
+    // Only levels count: a NaN S (see [`db`]) is neither a minimum nor inside a band.
+    let kmin = (0..sdb.len())
+        .filter(|&k| sdb[k].is_finite())
+        .min_by(|&a, &b| sdb[a].total_cmp(&sdb[b]));
     let min_s_db = kmin.map(|k| (f[k], sdb[k]));
     let band_10db = kmin.filter(|&k| sdb[k] <= -10.0).map(|k| {
         let cross = |i: usize, j: usize| {
             // Where the dB curve crosses −10 between samples i (below) and j (above).
             let t = (-10.0 - sdb[i]) / (sdb[j] - sdb[i]);
-            f[i] + t * (f[j] - f[i])
+            if t.is_finite() {
+                f[i] + t * (f[j] - f[i])
+            } else {
+                f[i]
+            }
         };
         let mut lo = k;
         while lo > 0 && sdb[lo - 1] <= -10.0 {

@@ -608,10 +608,36 @@ pub fn likely_causes(model: &Model, index: [usize; 3]) -> Vec<String> {
             break;
         }
     }
+    // Inductors: an explicit update with its own bound (`model::lumped::inductor_limit`),
+    // named first when it is near the sample and past (or close to) that bound.
+    for el in &model.lumped {
+        let Some((ck, limit, l_min)) = el.inductor_stability(g) else {
+            continue;
+        };
+        let dist = el
+            .edges
+            .iter()
+            .map(|e| (0..3).map(|a| e[a].abs_diff(index[a])).max().unwrap_or(0))
+            .min()
+            .unwrap_or(usize::MAX);
+        if dist <= 2 && ck > 0.8 * limit {
+            let l = el.l_edge.unwrap_or(0.0) * el.series as f64 / el.columns.max(1) as f64;
+            out.insert(
+                0,
+                format!(
+                    "it starts {dist} cell(s) from lumped element `{}`, whose inductance l = {} is at or below the \
+                     smallest stable one on this grid (about {}): raise l, or lower time.courant",
+                    el.name,
+                    crate::fmt::si(l, "H"),
+                    crate::fmt::si(l_min, "H")
+                ),
+            );
+        }
+    }
     out.push(format!(
         "the Courant factor is {} (stable up to 1 in vacuum; a material with eps_r·mu_r < 1 lowers the limit): \
          try time.courant = 0.9",
-        g.courant
+        crate::fmt::sig(g.courant, 6)
     ));
     // Materials: the effective (averaged) coefficients the kernels use.
     let e_bad = model.coefs.e.iter().any(|cc| !cc[0].is_finite() || !cc[1].is_finite());
@@ -637,6 +663,24 @@ pub fn preflight(model: &Model) -> Result<(), String> {
                 if s.component.is_electric() { "V/m" } else { "A/m" },
                 s.waveform.amplitude,
                 s.scale
+            ));
+        }
+    }
+    for el in &model.lumped {
+        let Some((ck, limit, l_min)) = el.inductor_stability(&model.grid) else {
+            continue;
+        };
+        if ck > limit {
+            let l = el.l_edge.unwrap_or(0.0) * el.series as f64 / el.columns.max(1) as f64;
+            return Err(format!(
+                "lumped element `{}`: l = {} is below the smallest stable inductance on this grid, about {}: the \
+                 explicit update of its current diverges (dt²/(L·C of its cell) = {} > {}); raise l to at least that, \
+                 or lower time.courant (the bound grows as dt shrinks)",
+                el.name,
+                crate::fmt::si(l, "H"),
+                crate::fmt::si(l_min, "H"),
+                crate::fmt::sig(ck, 3),
+                crate::fmt::sig(limit, 3)
             ));
         }
     }

@@ -332,6 +332,19 @@ pub const UNCHECKED_ENV: &str = "FDTD_GPU_UNCHECKED";
 /// ([`MODULES`]).
 pub const SHADER_DIR_ENV: &str = "FDTD_GPU_SHADERS";
 
+/// A [`SHADER_DIR_ENV`] that names no directory is an error, not a silent fall-back to
+/// the compiled-in kernels: whoever set it expects their kernels to run.
+pub fn check_shader_dir() -> Result<(), BackendError> {
+    match std::env::var_os(SHADER_DIR_ENV) {
+        Some(dir) if !std::path::Path::new(&dir).is_dir() => Err(BackendError::Gpu(format!(
+            "{SHADER_DIR_ENV}={}: not a directory (it names a directory of WGSL files that replace the built-in \
+             kernels); unset it to run the built-in kernels",
+            std::path::Path::new(&dir).display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The WGSL text of shader `name`: from [`SHADER_DIR_ENV`] if set and present there.
 fn shader_source(name: &str, compiled: &'static str) -> Cow<'static, str> {
     if let Some(dir) = std::env::var_os(SHADER_DIR_ENV) {

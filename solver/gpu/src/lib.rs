@@ -370,6 +370,7 @@ impl GpuBackend {
 
     /// [`GpuBackend::new`] with explicit knobs (tests, benchmarks).
     pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
+        kernels::check_shader_dir()?;
         let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();
         let usage_base = device::heap_usage(&sel.adapter);

@@ -2,9 +2,140 @@
 //! and their data, for `fdtd info` and `fdtd plot` (and any program that would rather not
 //! walk the HDF5 layout itself). Attributes newer than a file are optional here, so files
 //! of older fdtd versions still open.
+//!
+//! A result file is untrusted input (`info` and `plot` read files they did not write):
+//! every read is bounded ([`READ_LIMIT`], and all reads of a file together by its size),
+//! and the shapes that later code indexes with are checked against each other and the
+//! grid here, so a damaged or hostile file gives a [`ReadError`], never a panic or an
+//! allocation that aborts.
 use hdf5::types::VarLenUnicode;
-use hdf5::{File, H5Type, Location};
+use hdf5::{Dataset, File, Group, H5Type, Location};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+
+/// The most bytes one read of a result file may bring into memory. A file is untrusted
+/// input: a chunked (or compressed) dataset can declare terabytes in a few bytes, and
+/// reading it would abort on the allocation; past this the read is refused, by name.
+pub const READ_LIMIT: u64 = 512 << 20;
+/// All reads of one open file together may bring at most this many bytes, or
+/// [`TOTAL_READ_FACTOR`] times the file's size when that is more: `info` and `plot` on a
+/// file of many small datasets that each declare a large shape end, and do not run for
+/// hours on fill values.
+pub const TOTAL_READ_FLOOR: u64 = 1 << 30;
+pub const TOTAL_READ_FACTOR: u64 = 4;
+/// The most values of one attribute (fdtd writes at most a value per frequency).
+const ATTR_LIMIT: usize = 1 << 20;
+
+/// A byte count as `512 MiB`.
+pub fn bytes(b: u64) -> String {
+    const U: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < U.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{} {}", fdtd_core::fmt::sig(x, 3), U[u])
+    }
+}
+
+/// What the reads of one open file have brought in so far, against its budget.
+#[derive(Debug)]
+struct Budget {
+    path: PathBuf,
+    file_len: u64,
+    used: Cell<u64>,
+}
+
+impl Budget {
+    fn total(&self) -> u64 {
+        TOTAL_READ_FLOOR.max(self.file_len.saturating_mul(TOTAL_READ_FACTOR))
+    }
+
+    fn invalid(&self, what: &str, message: String) -> ReadError {
+        ReadError::Invalid {
+            path: self.path.clone(),
+            what: what.to_string(),
+            message,
+        }
+    }
+
+    /// Charge a read of `elems` values of `size` bytes each from `ds` (named `what`),
+    /// or say why it is refused. Contiguous data must also be in the file.
+    fn charge(&self, ds: &Dataset, what: &str, elems: u64, size: usize) -> Result<(), ReadError> {
+        let need = elems.saturating_mul(size.max(1) as u64);
+        if need > READ_LIMIT {
+            return Err(self.invalid(
+                what,
+                format!(
+                    "declares {elems} values ({}), more than one read may hold in memory ({}): the file is damaged, \
+                     or not written by fdtd",
+                    bytes(need),
+                    bytes(READ_LIMIT)
+                ),
+            ));
+        }
+        let stored = self::elems(&ds.shape()).saturating_mul(ds.dtype().map_or(1, |t| t.size()) as u64);
+        if !ds.is_chunked() && stored > self.file_len {
+            return Err(self.invalid(
+                what,
+                format!(
+                    "declares {} of contiguous data in a file of {}: the file is truncated or damaged",
+                    bytes(stored),
+                    bytes(self.file_len)
+                ),
+            ));
+        }
+        let used = self.used.get().saturating_add(need);
+        if used > self.total() {
+            return Err(self.invalid(
+                what,
+                format!(
+                    "reading it would bring the data read from this {} file to {}, more than {} (the file declares \
+                     far more data than it holds)",
+                    bytes(self.file_len),
+                    bytes(used),
+                    bytes(self.total())
+                ),
+            ));
+        }
+        self.used.set(used);
+        Ok(())
+    }
+
+    /// A whole dataset, within the budget.
+    fn read<T: H5Type>(&self, ds: &Dataset, what: &str) -> Result<Vec<T>, ReadError> {
+        let elems = elems(&ds.shape());
+        self.charge(ds, what, elems, std::mem::size_of::<T>())?;
+        ds.read_raw::<T>().map_err(|source| ReadError::Hdf5 {
+            path: self.path.clone(),
+            what: format!("reading {what}"),
+            source,
+        })
+    }
+
+    /// Dataset `name` of `g` (shown as `what`): empty when absent, an error when present
+    /// but unreadable or over the budget.
+    fn read_opt<T: H5Type>(&self, g: &Group, name: &str, what: &str) -> Result<Vec<T>, ReadError> {
+        if !g.link_exists(name) {
+            return Ok(Vec::new());
+        }
+        let ds = g.dataset(name).map_err(|source| ReadError::Hdf5 {
+            path: self.path.clone(),
+            what: format!("opening {what}"),
+            source,
+        })?;
+        self.read(&ds, what)
+    }
+}
+
+/// The number of values of a shape (saturating: a hostile shape may overflow).
+fn elems(shape: &[usize]) -> u64 {
+    shape.iter().fold(1u64, |a, &d| a.saturating_mul(d as u64))
+}
 
 /// Why a result file could not be read. Every message names the file and what was read.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +155,13 @@ pub enum ReadError {
     },
     #[error("{}: not an fdtd result file (no `{attr}` attribute on /)", path.display())]
     NotResult { path: PathBuf, attr: &'static str },
+    /// Data the file declares that cannot be read safely or does not fit together.
+    #[error("{}: {what}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        what: String,
+        message: String,
+    },
     #[error("{}: no {what} named `{name}` (the file has: {have})", path.display())]
     Missing {
         path: PathBuf,
@@ -158,9 +296,25 @@ pub struct FarFieldInfo {
     pub patterns: Vec<String>,
 }
 
+/// A numeric attribute's values; None when absent, unreadable or implausibly long.
 fn attr_vec(loc: &Location, name: &str) -> Option<Vec<f64>> {
-    loc.attr(name).and_then(|a| a.read_raw::<f64>()).ok()
+    let a = loc.attr(name).ok()?;
+    (elems(&a.shape()) <= ATTR_LIMIT as u64).then(|| a.read_raw::<f64>().ok())?
 }
+
+/// |S| in dB of (re, im); NaN (not a level) when S is not finite.
+fn db_of(c: [f64; 2]) -> f64 {
+    let m = c[0].hypot(c[1]);
+    if m.is_finite() {
+        20.0 * m.max(1e-300).log10()
+    } else {
+        f64::NAN
+    }
+}
+
+/// The most points along a far field's θ, φ or frequency axis (fdtd's finest grid is far
+/// coarser): the cuts and the map are quadratic in them.
+const FARFIELD_AXIS_LIMIT: usize = 10_000;
 
 fn pairs(v: Vec<f64>) -> Vec<[f64; 2]> {
     v.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
@@ -170,6 +324,7 @@ fn pairs(v: Vec<f64>) -> Vec<[f64; 2]> {
 pub struct ResultFile {
     path: PathBuf,
     file: File,
+    budget: Budget,
     pub run: RunAttrs,
     pub probes: Vec<ProbeInfo>,
     pub snapshots: Vec<SnapshotInfo>,
@@ -190,7 +345,11 @@ fn attr_str(loc: &Location, name: &str) -> Option<String> {
 }
 
 fn attr3<T: H5Type + Copy + Default>(loc: &Location, name: &str) -> Option<[T; 3]> {
-    let v = loc.attr(name).and_then(|a| a.read_raw::<T>()).ok()?;
+    let a = loc.attr(name).ok()?;
+    if elems(&a.shape()) != 3 {
+        return None;
+    }
+    let v = a.read_raw::<T>().ok()?;
     (v.len() == 3).then(|| [v[0], v[1], v[2]])
 }
 
@@ -244,6 +403,19 @@ impl ResultFile {
             .cloned()
             .collect();
 
+        let budget = Budget {
+            path: path.clone(),
+            file_len: std::fs::metadata(&path).map_or(0, |m| m.len()),
+            used: Cell::new(0),
+        };
+        let invalid = |what: String, message: String| ReadError::Invalid {
+            path: path.clone(),
+            what,
+            message,
+        };
+        // The grid, when the file names one: snapshots must lie in it.
+        let grid = (run.shape.iter().all(|&n| n > 0)).then_some(run.shape);
+
         let mut probes = Vec::new();
         let mut other_groups: Vec<String> = other_groups;
         let pg = file.group("probes").ok();
@@ -262,6 +434,12 @@ impl ResultFile {
                 let mut components = Vec::new();
                 for c in fdtd_core::Component::ALL {
                     let Ok(ds) = g.dataset(c.name()) else { continue };
+                    if ds.ndim() != 1 {
+                        return Err(invalid(
+                            format!("/probes/{name}/{}", c.name()),
+                            format!("has shape {:?}, expected one axis (a series)", ds.shape()),
+                        ));
+                    }
                     components.push(ProbeComponent {
                         name: c.name().to_string(),
                         position: attr3::<f64>(&ds, "position").unwrap_or([f64::NAN; 3]),
@@ -294,14 +472,46 @@ impl ResultFile {
                     if sh.len() != 4 {
                         continue;
                     }
+                    let what = format!("/snapshots/{name}/{}", c.name());
+                    let shape = [sh[1], sh[2], sh[3]];
+                    if shape.contains(&0) {
+                        return Err(invalid(
+                            what,
+                            format!("has frames of shape {shape:?}, with an empty axis"),
+                        ));
+                    }
+                    if let Some(n) = grid {
+                        if (0..3).any(|i| shape[i] as u64 > n[i].saturating_add(1)) {
+                            return Err(invalid(
+                                what,
+                                format!("has frames of shape {shape:?}, larger than the grid of {n:?} cells"),
+                            ));
+                        }
+                    }
+                    let origin = attr3::<f64>(&ds, "origin").unwrap_or_default();
+                    let spacing = attr3::<f64>(&ds, "spacing").unwrap_or(run.d);
+                    if origin.iter().any(|x| !x.is_finite()) || spacing.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+                        return Err(invalid(
+                            what,
+                            format!("origin {origin:?} and spacing {spacing:?} are not finite positive lengths"),
+                        ));
+                    }
+                    // Frames are written one per `time` entry; a run stopped between the
+                    // two writes leaves one more.
+                    if frames > 0 && sh[0] > frames + 1 {
+                        return Err(invalid(
+                            what,
+                            format!("has {} frames for {frames} times in /snapshots/{name}/time", sh[0]),
+                        ));
+                    }
                     components.push(SnapshotComponent {
                         name: c.name().to_string(),
-                        shape: [sh[1], sh[2], sh[3]],
+                        shape,
                         frames: sh[0],
                         index_lo: attr3::<u64>(&ds, "index_lo").unwrap_or_default(),
                         index_hi: attr3::<u64>(&ds, "index_hi").unwrap_or_default(),
-                        origin: attr3::<f64>(&ds, "origin").unwrap_or_default(),
-                        spacing: attr3::<f64>(&ds, "spacing").unwrap_or(run.d),
+                        origin,
+                        spacing,
                         units: attr_str(&ds, "units").unwrap_or_default(),
                     });
                 }
@@ -319,11 +529,40 @@ impl ResultFile {
         if let Ok(pg) = file.group("ports") {
             for name in pg.member_names().map_err(ctx("listing /ports".into()))? {
                 let g = pg.group(&name).map_err(ctx(format!("opening /ports/{name}")))?;
-                let read = |n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).unwrap_or_default();
-                let s = pairs(read("S"));
-                let mut s_db = read("S_dB");
+                let base = format!("/ports/{name}");
+                let read = |n: &str| budget.read_opt::<f64>(&g, n, &format!("{base}/{n}"));
+                let frequency = read("frequency")?;
+                let n = frequency.len();
+                if frequency.iter().any(|f| !f.is_finite()) {
+                    return Err(invalid(
+                        format!("{base}/frequency"),
+                        "holds a value that is not finite".into(),
+                    ));
+                }
+                // S and Z are [n, 2] (re, im) per frequency, S_dB one per frequency: any
+                // other length would be paired with the wrong frequencies.
+                let per_freq = |ds: &str, v: Vec<f64>, width: usize| {
+                    if v.is_empty() || v.len() == width * n {
+                        Ok(v)
+                    } else {
+                        Err(invalid(
+                            format!("{base}/{ds}"),
+                            format!("holds {} values for {n} frequencies (expected {})", v.len(), width * n),
+                        ))
+                    }
+                };
+                let s = pairs(per_freq("S", read("S")?, 2)?);
+                let z = pairs(per_freq("Z", read("Z")?, 2)?);
+                let mut s_db = per_freq("S_dB", read("S_dB")?, 1)?;
+                // fdtd before issue 19 stored a NaN S as −6000 dB (20·log10 of 1e-300):
+                // not a level. No real |S| is within 1000 dB of that.
+                for d in &mut s_db {
+                    if *d < -1000.0 {
+                        *d = f64::NAN;
+                    }
+                }
                 if s_db.is_empty() {
-                    s_db = s.iter().map(|c| 10.0 * (c[0] * c[0] + c[1] * c[1]).log10()).collect();
+                    s_db = s.iter().map(|c| db_of(*c)).collect();
                 }
                 ports.push(PortInfo {
                     z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
@@ -335,30 +574,51 @@ impl ResultFile {
                         .dataset("V")
                         .map(|d| d.shape().first().copied().unwrap_or(0))
                         .unwrap_or(0),
-                    frequency: read("frequency"),
-                    z: pairs(read("Z")),
+                    frequency,
+                    z,
                     s,
                     s_db,
                     name,
                 });
             }
         }
-        // A far field a reader cannot make sense of (a layout of another fdtd version) is
-        // named in `other_groups`, not fatal: the rest of the file still reads.
-        let read = |g: &hdf5::Group, n: &str| g.dataset(n).and_then(|d| d.read_raw::<f64>()).ok();
+        // A far field a reader cannot make sense of (a layout of another fdtd version, or
+        // axes that do not fit together) is named in `other_groups`, not fatal: the rest of
+        // the file still reads.
         let mut farfields = Vec::new();
         if let Ok(fg) = file.group("farfield") {
             for name in fg.member_names().map_err(ctx("listing /farfield".into()))? {
-                let ff = fg.group(&name).ok().and_then(|g| {
+                let ff = fg.group(&name).map_err(|e| e.to_string()).and_then(|g| {
+                    let base = format!("/farfield/{name}");
+                    let read = |n: &str| {
+                        let v = budget
+                            .read_opt::<f64>(&g, n, &format!("{base}/{n}"))
+                            .map_err(|e| e.to_string())?;
+                        if v.is_empty() {
+                            Err(format!("no {n}"))
+                        } else if v.len() > FARFIELD_AXIS_LIMIT {
+                            Err(format!("{} {n} values (at most {FARFIELD_AXIS_LIMIT})", v.len()))
+                        } else if v.iter().any(|x| !x.is_finite()) {
+                            Err(format!("{n} holds a value that is not finite"))
+                        } else {
+                            Ok(v)
+                        }
+                    };
+                    let (freq, theta, phi) = (read("frequency")?, read("theta")?, read("phi")?);
+                    if theta.iter().any(|t| !(-1e-6..=180.0 + 1e-6).contains(t))
+                        || phi.iter().any(|p| !(-360.0..=720.0).contains(p))
+                    {
+                        return Err("theta or phi out of range (degrees)".into());
+                    }
                     let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi"]
                         .iter()
                         .filter(|n| g.dataset(n).is_ok())
                         .map(|n| n.to_string())
                         .collect();
-                    Some(FarFieldInfo {
-                        freq: read(&g, "frequency")?,
-                        theta: read(&g, "theta")?,
-                        phi: read(&g, "phi")?,
+                    Ok(FarFieldInfo {
+                        freq,
+                        theta,
+                        phi,
                         radiated_power: attr_vec(&g, "radiated_power").unwrap_or_default(),
                         max_directivity_dbi: attr_vec(&g, "max_directivity_dBi").unwrap_or_default(),
                         max_direction: pairs(attr_vec(&g, "max_direction").unwrap_or_default()),
@@ -368,14 +628,16 @@ impl ResultFile {
                     })
                 });
                 match ff {
-                    Some(f) => farfields.push(f),
-                    None => other_groups.push(format!("farfield/{name}")),
+                    Ok(f) => farfields.push(f),
+                    // Named as the other skipped groups are (why is for a debugger).
+                    Err(_why) => other_groups.push(format!("farfield/{name}")),
                 }
             }
         }
         Ok(ResultFile {
             path,
             file,
+            budget,
             run,
             probes,
             snapshots,
@@ -443,16 +705,8 @@ impl ResultFile {
         let base = format!("probes/{probe}");
         let vname = format!("{base}/{component}");
         let tname = format!("{base}/{}", c.time);
-        let values: Vec<f32> = self
-            .file
-            .dataset(&vname)
-            .and_then(|d| d.read_raw::<f32>())
-            .map_err(self.err(format!("reading /{vname}")))?;
-        let times: Vec<f64> = self
-            .file
-            .dataset(&tname)
-            .and_then(|d| d.read_raw::<f64>())
-            .map_err(self.err(format!("reading /{tname}")))?;
+        let values: Vec<f32> = self.read(&vname)?;
+        let times: Vec<f64> = self.read(&tname)?;
         let n = values.len().min(times.len());
         Ok((times[..n].to_vec(), values[..n].to_vec()))
     }
@@ -460,11 +714,13 @@ impl ResultFile {
     /// The E times (s) of a snapshot's frames.
     pub fn snapshot_times(&self, snap: &str) -> Result<Vec<f64>, ReadError> {
         self.snapshot(snap)?;
-        let name = format!("snapshots/{snap}/time");
-        self.file
-            .dataset(&name)
-            .and_then(|d| d.read_raw::<f64>())
-            .map_err(self.err(format!("reading /{name}")))
+        self.read(&format!("snapshots/{snap}/time"))
+    }
+
+    /// A whole dataset by path, within the read budget.
+    fn read<T: H5Type>(&self, name: &str) -> Result<Vec<T>, ReadError> {
+        let ds = self.file.dataset(name).map_err(self.err(format!("opening /{name}")))?;
+        self.budget.read(&ds, &format!("/{name}"))
     }
 
     /// One frame of a snapshot component, C order over its `shape`.
@@ -487,10 +743,11 @@ impl ResultFile {
             });
         }
         let [a, b, cc] = c.shape;
-        let arr = self
-            .file
-            .dataset(&name)
-            .and_then(|d| d.read_slice::<f32, _, ndarray::Ix4>((frame..frame + 1, 0..a, 0..b, 0..cc)))
+        let ds = self.file.dataset(&name).map_err(self.err(format!("opening /{name}")))?;
+        self.budget
+            .charge(&ds, &format!("/{name} frame {frame}"), elems(&c.shape), 4)?;
+        let arr = ds
+            .read_slice::<f32, _, ndarray::Ix4>((frame..frame + 1, 0..a, 0..b, 0..cc))
             .map_err(self.err(format!("reading /{name} frame {frame}")))?;
         Ok(arr.iter().copied().collect())
     }
@@ -527,10 +784,18 @@ impl ResultFile {
         }
         let ds = format!("farfield/{name}/{quantity}");
         let (nt, np) = (f.theta.len(), f.phi.len());
-        let arr = self
-            .file
-            .dataset(&ds)
-            .and_then(|d| d.read_slice::<f64, _, ndarray::Ix3>((freq_index..freq_index + 1, 0..nt, 0..np)))
+        let d = self.file.dataset(&ds).map_err(self.err(format!("opening /{ds}")))?;
+        let want = [f.freq.len(), nt, np];
+        if d.shape() != want {
+            return Err(self.budget.invalid(
+                &format!("/{ds}"),
+                format!("has shape {:?}, expected {want:?} (frequency × θ × φ)", d.shape()),
+            ));
+        }
+        self.budget
+            .charge(&d, &format!("/{ds} frequency {freq_index}"), elems(&want[1..]), 8)?;
+        let arr = d
+            .read_slice::<f64, _, ndarray::Ix3>((freq_index..freq_index + 1, 0..nt, 0..np))
             .map_err(self.err(format!("reading /{ds} frequency {freq_index}")))?;
         Ok(arr.iter().copied().collect())
     }

@@ -486,13 +486,15 @@ fn check_periodic(faces: &[Option<FaceSetting>; 6]) -> R<()> {
 fn cpml_params(t: &Tbl) -> R<CpmlParams> {
     t.check_keys(&["cells", "order", "sigma_factor", "kappa_max", "alpha_max"])?;
     let d = CpmlParams::default();
-    let kappa_max = opt(t, "kappa_max", d.kappa_max, |v| v.at_least(1.0))?;
+    // Bounded well past any useful grading: larger values overflow the profiles (1e308
+    // gave NaN fields).
+    let kappa_max = opt(t, "kappa_max", d.kappa_max, |v| v.within(1.0, 1e3, ""))?;
     Ok(CpmlParams {
         cells: t.get("cells").map_or(Ok(d.cells), |v| v.uint(1))?,
-        order: opt(t, "order", d.order, Val::nonneg)?,
-        sigma_factor: opt(t, "sigma_factor", d.sigma_factor, Val::nonneg)?,
+        order: opt(t, "order", d.order, |v| v.within(0.0, 20.0, ""))?,
+        sigma_factor: opt(t, "sigma_factor", d.sigma_factor, |v| v.within(0.0, 100.0, ""))?,
         kappa_max,
-        alpha_max: opt(t, "alpha_max", d.alpha_max, Val::nonneg)?,
+        alpha_max: opt(t, "alpha_max", d.alpha_max, |v| v.within(0.0, 100.0, ""))?,
     })
 }
 
@@ -769,6 +771,15 @@ fn source_kind(v: &Val) -> R<SourceKind> {
     })
 }
 
+/// The range of a waveform's times (`tau`, `ramp`, `delay`), frequencies and amplitude.
+const MIN_TIME: f64 = 1e-21;
+const MAX_TIME: f64 = 1e3;
+const MIN_FREQUENCY: f64 = 1e-3;
+const MAX_FREQUENCY: f64 = 1e21;
+const MAX_AMPLITUDE: f64 = 1e15;
+/// A port's reference impedance (Ω): 1e308 or 1e-300 gave NaN S.
+const Z0_RANGE: (f64, f64) = (1e-3, 1e6);
+
 /// Keys each waveform type accepts besides `type`, `amplitude` and `delay`.
 const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
     ("gaussian", &["frequency", "tau"]),
@@ -800,15 +811,24 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             )
         })
     })?;
-    let amplitude = opt(t, "amplitude", 1.0, Val::num)?;
-    let positive = |key: &str| t.get(key).map(|v| v.positive()).transpose();
+    // Times from 10⁻²¹ s and frequencies up to 10²¹ Hz: a `tau` of 5e-324 passes as
+    // positive but makes the pulse NaN; an amplitude of 1e308 overflows f32 fields.
+    let amplitude = opt(t, "amplitude", 1.0, |v| v.within(-MAX_AMPLITUDE, MAX_AMPLITUDE, ""))?;
+    let positive = |key: &str| {
+        t.get(key)
+            .map(|v| match key {
+                "frequency" | "bandwidth" => v.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz"),
+                _ => v.within(MIN_TIME, MAX_TIME, "s"),
+            })
+            .transpose()
+    };
     // Shape and default delay.
     let (shape, delay) = match ty {
         "gaussian" | "gaussian_derivative" => {
             let (tau, delay) = match t.one_of("frequency", "tau")? {
-                OneOf::First(f) => gprmax_gaussian(f.positive()?),
+                OneOf::First(f) => gprmax_gaussian(f.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?),
                 OneOf::Second(tau) => {
-                    let tau = tau.positive()?;
+                    let tau = tau.within(MIN_TIME, MAX_TIME, "s")?;
                     (tau, 4.5 * tau)
                 }
             };
@@ -819,11 +839,11 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             }
         }
         "ricker" => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             (WaveShape::Ricker { frequency }, 2f64.sqrt() / frequency)
         }
         "modulated_gaussian" => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             t.exclusive("tau", "bandwidth")?;
             let tau = match (positive("tau")?, positive("bandwidth")?) {
                 (Some(tau), _) => tau,
@@ -832,12 +852,12 @@ fn waveform(t: &Tbl) -> R<Waveform> {
             (WaveShape::ModulatedGaussian { frequency, tau }, 4.5 * tau)
         }
         _ => {
-            let frequency = t.req("frequency")?.positive()?;
+            let frequency = t.req("frequency")?.within(MIN_FREQUENCY, MAX_FREQUENCY, "Hz")?;
             let ramp = positive("ramp")?.unwrap_or(2.0 / frequency);
             (WaveShape::Sine { frequency, ramp }, 0.0)
         }
     };
-    let delay = opt(t, "delay", delay, Val::nonneg)?;
+    let delay = opt(t, "delay", delay, |v| v.within(0.0, MAX_TIME, "s"))?;
     let derived = match shape {
         WaveShape::Gaussian { tau } | WaveShape::GaussianDerivative { tau } => [tau, tau],
         WaveShape::Ricker { frequency } => [frequency, frequency],
@@ -1020,7 +1040,7 @@ fn port(
     t.check_keys(&["name", "start", "end", "axis", "impedance", "excite", "waveform"])?;
     let name = names.take(t, "port", i)?;
     let (start, end, axis, edges) = edge_span(t, d, "port")?;
-    let impedance = opt(t, "impedance", 50.0, Val::positive)?;
+    let impedance = opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?;
     let excite = match t.get("excite") {
         None => i == 0,
         Some(v) => v.value().as_bool().ok_or_else(|| v.expected("true or false"))?,
@@ -1182,6 +1202,9 @@ struct Names(HashMap<String, String>);
 /// The longest name of a probe, port, snapshot or monitor: with a prefix and an
 /// extension it must still be a file name (at most 255 bytes on common file systems).
 const MAX_NAME_BYTES: usize = 128;
+/// The longest name of a source, probe, port or monitor (a file name holds 255 bytes, and
+/// `fdtd plot` adds the result's stem and a suffix).
+const MAX_NAME: usize = 100;
 
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
@@ -1192,10 +1215,12 @@ impl Names {
                 if s.trim().is_empty() {
                     return Err(v.err("a name must not be empty"));
                 }
-                if s.chars().any(|c| c == '/' || c.is_control()) {
+                // Names become HDF5 group names and parts of file names (`fdtd plot`):
+                // `.` and `..` name the group itself or its parent there.
+                if s.chars().any(|c| c == '/' || c.is_control()) || s == "." || s == ".." {
                     return Err(v
                         .err(format!("invalid name {s:?}"))
-                        .hint("names are used in the output file: no '/' or control characters"));
+                        .hint("names are used in the output file: no '/' or control characters, not `.` or `..`"));
                 }
                 if s.len() > MAX_NAME_BYTES {
                     return Err(v
@@ -1204,6 +1229,13 @@ impl Names {
                             s.len()
                         ))
                         .hint("names become file names (plots, tables), which are limited to 255 bytes"));
+                }
+                if s.chars().count() > MAX_NAME {
+                    return Err(v
+                        .err(format!("a name of {} characters is too long", s.chars().count()))
+                        .hint(format!(
+                            "names are used in the output file's paths: at most {MAX_NAME} characters"
+                        )));
                 }
                 (s.to_string(), v.err(""))
             }
@@ -1494,6 +1526,27 @@ impl<'a> Val<'a> {
 
     fn nonneg(&self) -> R<f64> {
         self.at_least(0.0)
+    }
+
+    /// A number in `lo..=hi`: for keys whose extremes pass as numbers but overflow the
+    /// update (a `sigma_factor` of 1e308, a `tau` of 5e-324) or are surely a unit mistake.
+    fn within(&self, lo: f64, hi: f64, unit: &str) -> R<f64> {
+        let x = self.num()?;
+        if (lo..=hi).contains(&x) {
+            Ok(x)
+        } else {
+            let unit = if unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {unit}")
+            };
+            Err(self.err(format!(
+                "must be from {} to {}{unit} (got {}{unit})",
+                num(lo),
+                num(hi),
+                num(x)
+            )))
+        }
     }
 
     fn at_least(&self, min: f64) -> R<f64> {
@@ -2160,7 +2213,7 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries]\nxmin = \"pec\"\n", &["boundaries.xmin: unknown key \"xmin\"", "did you mean \"x_min\"?"], 7, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 30\n", &["boundaries.cpml.cells: CPML layers (60 cells in all) leave no interior along x"], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\ncells = 9223372036854775807\n", &["boundaries.cpml.cells: CPML layers (18446744073709551614 cells in all)"], 7, 9),
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\nkappa_max = 0.5\n", &["boundaries.cpml.kappa_max: must be >= 1 (got 0.5)"], 7, 13),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[boundaries.cpml]\nkappa_max = 0.5\n", &["boundaries.cpml.kappa_max: must be from 1 to 1000 (got 0.5)"], 7, 13),
         // --- materials
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.foo]\neps_r = 0.5\n", &["materials.foo.eps_r: eps_r = 0.5 < 1 is not a passive material", "help: non-dispersive"], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.pec]\nsigma = 1\n", &["materials.pec: built-in material \"pec\" cannot be redefined"], 6, 12),
@@ -2184,10 +2237,10 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n[sources.waveform]\ntype = \"ricker\"\ntau = 1e-10\n", &["sources[0].waveform.tau: \"tau\" does not apply to waveform type \"ricker\"", "used by \"gaussian\", \"gaussian_derivative\", \"modulated_gaussian\""], 12, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n[sources.waveform]\ntype = \"ricker\"\n", &["sources[0].waveform: missing key \"frequency\""], 10, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"gausian\", frequency = 1e9 }\n", &["sources[0].waveform.type: unknown waveform type \"gausian\"", "did you mean \"gaussian\"?"], 10, 21),
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"sine\", frequency = 1e9, ramp = -1 }\n", &["sources[0].waveform.ramp: must be > 0 (got -1)"], 10, 53),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"sine\", frequency = 1e9, ramp = -1 }\n", &["sources[0].waveform.ramp: must be from 1e-21 to 1000 s (got -1 s)"], 10, 53),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\nname = \"a\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\nname = \"a\"\n", &["sources[1].name: duplicate name \"a\" (also used by sources[0])"], 13, 8),
         // --- probes and snapshots
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 5e-324 }\n", &["sources[0].waveform: the waveform's parameters are out of range"], 10, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 5e-324 }\n", &["sources[0].waveform.frequency: must be from 0.001 to 1e21 Hz (got 5e-324 Hz)"], 10, 43),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nname = \"a/b\"\n", &["probes[0].name: invalid name \"a/b\"", "no '/'"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [-0.001, 0, 0]\n", &["probes[0].position: position [-0.001, 0, 0] m is outside the domain"], 7, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[probes]]\nposition = [0, 0, 0]\nevery = 0\n", &["probes[0].every: must be >= 1 (got 0)"], 8, 9),

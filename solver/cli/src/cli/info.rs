@@ -1,6 +1,6 @@
 //! `fdtd info`: what a result file holds, for a reader or (`--json`) a script.
 use super::{exit, CliError, InfoArgs};
-use fdtd::fmt::{duration, hz, lengths, point, si, sig, thousands};
+use fdtd::fmt::{duration, fixed, hz, lengths, point, si, sig, thousands};
 use fdtd::output::read::{ProbeInfo, ResultFile, SnapshotInfo};
 use fdtd::plot::antenna::band_below;
 use fdtd::scene::Scene;
@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 /// Snapshots with more values than this (all frames together) are not scanned for their
 /// peak: `info` should answer in a moment even for a run of many gigabytes.
 const SCAN_LIMIT: usize = 64 << 20;
+
+/// Snapshots of more frames than this are not scanned either (one read per frame).
+const SCAN_FRAMES: usize = 4096;
 
 /// The headline figures of one probe component.
 struct ProbeFigures {
@@ -52,9 +55,10 @@ fn probe_figures(f: &ResultFile, p: &ProbeInfo) -> Result<Vec<ProbeFigures>, Cli
 fn snap_figures(f: &ResultFile, s: &SnapshotInfo) -> Result<Vec<SnapFigures>, CliError> {
     let mut out = Vec::new();
     for c in &s.components {
-        let values = c.frames * c.shape.iter().product::<usize>();
+        // Saturating: the shape comes from the file, which may declare anything.
+        let values = c.shape.iter().fold(c.frames, |a, &n| a.saturating_mul(n));
         let mut best: Option<(usize, f32)> = None;
-        let scanned = values <= SCAN_LIMIT;
+        let scanned = values <= SCAN_LIMIT && c.frames <= SCAN_FRAMES;
         if scanned {
             for k in 0..c.frames {
                 let frame = f.snapshot_frame(&s.name, &c.name, k).map_err(read_err)?;
@@ -104,6 +108,7 @@ fn port_lines(f: &ResultFile) -> Vec<String> {
             if p.driven { "driven" } else { "matched load" }
         );
         let sname = if p.driven { "S11" } else { "S" };
+        let levels = p.s_db.iter().filter(|d| d.is_finite()).count();
         if let Some((i, _)) = p
             .s_db
             .iter()
@@ -112,17 +117,25 @@ fn port_lines(f: &ResultFile) -> Vec<String> {
             .min_by(|a, b| a.1.total_cmp(b.1))
         {
             let z = p.z.get(i).copied().unwrap_or([f64::NAN; 2]);
+            let at = p.frequency.get(i).map_or("?".into(), |f| hz(*f));
             line += &format!(
-                ", min |{sname}| {:.1} dB at {} (Z {:.1} {} j{:.1} Ω)",
-                p.s_db[i],
-                hz(p.frequency[i]),
-                z[0],
+                ", min |{sname}| {} dB at {at} (Z {} {} j{} Ω)",
+                fixed(p.s_db[i], 1),
+                fixed(z[0], 1),
                 if z[1] <= -0.05 { "−" } else { "+" },
-                z[1].abs()
+                fixed(z[1].abs(), 1)
             );
             if let Some((_, lo, hi)) = band_below(&p.frequency, &p.s_db, -10.0) {
                 line += &format!(", −10 dB band {}–{}", hz(lo), hz(hi));
             }
+        }
+        if levels < p.s_db.len() {
+            line += &format!(
+                ", |{sname}| n/a at {} of {} frequencies (S is not a number: the incident wave was zero, \
+                 the drive amplitude 0 or never recorded)",
+                p.s_db.len() - levels,
+                p.s_db.len()
+            );
         }
         out.push(line);
     }
@@ -146,10 +159,15 @@ fn farfield_lines(f: &ResultFile) -> Vec<String> {
                 line += &format!(" P_rad {}", si(*p, "W"));
             }
             if let (Some(d), Some(at)) = (ff.max_directivity_dbi.get(k), ff.max_direction.get(k)) {
-                line += &format!(", D_max {d:.2} dBi at (θ {}°, φ {}°)", sig(at[0], 4), sig(at[1], 4));
+                line += &format!(
+                    ", D_max {} dBi at (θ {}°, φ {}°)",
+                    fixed(*d, 2),
+                    sig(at[0], 4),
+                    sig(at[1], 4)
+                );
             }
             if let Some(e) = ff.efficiency.as_ref().and_then(|e| e.get(k)) {
-                line += &format!(", efficiency {:.1} %", 100.0 * e);
+                line += &format!(", efficiency {} %", fixed(100.0 * e, 1));
             }
             out.push(line);
         }
@@ -268,7 +286,7 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                     "name": p.name, "z0": opt_f(p.z0), "driven": p.driven, "frequency": p.frequency,
                     "Z": p.z.iter().map(|z| z.map(opt_f)).collect::<Vec<_>>(),
                     "S_dB": p.s_db.iter().map(|d| opt_f(*d)).collect::<Vec<_>>(),
-                    "min_S_dB": band.map(|(i, _, _)| p.s_db[i]).or_else(|| p.s_db.iter().copied().filter(|d| d.is_finite()).reduce(f64::min)),
+                    "min_S_dB": band.and_then(|(i, _, _)| p.s_db.get(i).copied()).or_else(|| p.s_db.iter().copied().filter(|d| d.is_finite()).reduce(f64::min)),
                     "band_10dB": band.map(|(_, lo, hi)| [lo, hi]),
                 })
             }).collect::<Vec<_>>(),

@@ -19,6 +19,12 @@ const GIF_FRAMES: usize = 120;
 /// The colour scale of a slice ends at this quantile of |field|: the few samples beside a
 /// source, whose near field dwarfs the radiated wave, saturate instead of washing it out.
 const SCALE_QUANTILE: f64 = 0.995;
+/// Most values, and frames, read to find a snapshot's peak frame (as `info`'s scan).
+const PEAK_SCAN: usize = 64 << 20;
+const PEAK_FRAMES: usize = 4096;
+/// Most host memory the stored scene's grid may need for the geometry outlines (its
+/// lower bound, before discretising): a hostile file may store a scene of 10¹² cells.
+const OUTLINE_BUDGET: u64 = 1 << 30;
 /// Most far-field figures per far field: more frequencies are thinned evenly.
 const FARFIELD_FIGURES: usize = 12;
 
@@ -72,6 +78,14 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{stem}_plots")));
+    // Figures are not written through a link: a directory that is one is refused (the
+    // files in it are written without following links, see `plot::canvas::NewFile`).
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(CliError::bad_input(format!(
+            "the output directory {} is a symbolic link: refused (give the directory it points to)",
+            dir.display()
+        )));
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::bad_input(format!("cannot create the output directory {}: {e}", dir.display())))?;
 
@@ -160,6 +174,22 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                     .iter()
                     .find(|s| s.time.len() > 1)
                     .map_or(f.run.dt, |s| s.time[1] - s.time[0]);
+                if !(dt.is_finite() && dt > 0.0) {
+                    errln!(
+                        "note: probe {}: the time step of its samples ({}) is not a positive time: no spectrum",
+                        p.name,
+                        si(dt, "s")
+                    );
+                    continue;
+                }
+                if series.iter().any(|s| s.values.len() > fdtd::signal::MAX_SAMPLES) {
+                    errln!(
+                        "note: probe {}: more than {} samples: no spectrum",
+                        p.name,
+                        fdtd::signal::MAX_SAMPLES
+                    );
+                    continue;
+                }
                 let nyquist = 0.5 / dt;
                 let f_max = a
                     .fmax
@@ -169,6 +199,12 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                     })
                     .unwrap_or(nyquist)
                     .min(nyquist);
+                if !(f_max.is_finite() && f_max > 0.0) {
+                    return Err(CliError::bad_input(format!(
+                        "--fmax {}: expected a positive frequency",
+                        si(f_max, "Hz")
+                    )));
+                }
                 let path = out_path(&dir, &stem, &format!("spectrum_{}", p.name), "png");
                 written(&spectrum_png(&p.name, &series, f_max, &markers, &path).map_err(plot_err)?);
             }
@@ -204,14 +240,27 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                 if wants(PlotWhat::Snapshots) {
                     let (k, slice) = match a.frame.as_deref() {
                         None | Some("peak") => {
+                            // At most PEAK_SCAN values are read to find the peak: frames
+                            // are thinned evenly past that (a file may declare 10¹² frames).
+                            let frame = c.shape.iter().fold(1usize, |a, &n| a.saturating_mul(n));
+                            let most = (PEAK_SCAN / frame.max(1)).clamp(1, PEAK_FRAMES);
+                            let stride = c.frames.div_ceil(most).max(1);
+                            if stride > 1 {
+                                errln!(
+                                    "note: snapshot {}/{}: {} frames; the peak is searched in every {stride}th",
+                                    s.name,
+                                    c.name,
+                                    c.frames
+                                );
+                            }
                             let mut best: Option<(usize, Slice)> = None;
-                            for k in 0..c.frames {
+                            for k in (0..c.frames).step_by(stride) {
                                 let sl = slice_of(k).map_err(plot_err)?;
                                 if best.as_ref().is_none_or(|(_, b)| sl.max_abs() > b.max_abs()) {
                                     best = Some((k, sl));
                                 }
                             }
-                            best.expect("at least one frame")
+                            best.ok_or_else(|| CliError::runtime(String::from("a snapshot with frames gave none")))?
                         }
                         Some(n) => {
                             let k: usize = n.parse().map_err(|_| {
@@ -322,6 +371,15 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
 fn scene_of(f: &ResultFile) -> Result<(Scene, Model), String> {
     let scene = Scene::parse(&f.run.scene, &f.run.scene_path)
         .map_err(|e| format!("the scene stored in {} does not parse: {e}", f.path().display()))?;
+    let need = fdtd::session::resources::lower_bound(&scene, false);
+    if need > OUTLINE_BUDGET {
+        return Err(format!(
+            "the scene stored in {} has {} cells, too many to discretise again for outlines ({} MiB at least)",
+            f.path().display(),
+            fdtd::fmt::thousands(scene.domain.cells.iter().fold(1u64, |a, &n| a.saturating_mul(n as u64))),
+            need >> 20
+        ));
+    }
     let model = Model::discretize(&scene)
         .map_err(|e| format!("the scene stored in {} does not discretise: {e}", f.path().display()))?;
     Ok((scene, model))

@@ -1,7 +1,10 @@
 //! The one-screen summary of a finished run's frequency-domain results (`fdtd run`):
 //! the end criterion, then per port its resonances, best match, −10 dB band and Z there.
 //! Far-field lines (radiated power, directivity, gain) go in [`farfield_lines`].
-use fdtd::fmt::{hz, sig};
+use fdtd::fmt::{fixed, hz, sig};
+
+/// Why a port's S can be NaN, for the line that says it is.
+const NAN_WHY: &str = "the incident wave is zero: the driven port's amplitude is 0, or the run recorded no drive";
 use fdtd::runner::{EndReason, Outcome};
 use fdtd::session::RunReport;
 
@@ -12,7 +15,7 @@ pub fn lines(report: &RunReport) -> Vec<String> {
     if let Some(db) = report.decay_db {
         let measured = s
             .energy_db
-            .map_or(String::new(), |l| format!(", last measured {:.1} dB", l));
+            .map_or(String::new(), |l| format!(", last measured {} dB", fixed(l, 1)));
         match s.end {
             EndReason::Decayed(step) => out.push(format!(
                 "  end      energy decayed {} dB below its peak at step {step} of at most {}{measured}",
@@ -43,10 +46,11 @@ pub fn lines(report: &RunReport) -> Vec<String> {
             } else {
                 out.push(format!("           resonances (Im Z = 0): {}", res.join(", ")));
             }
+            let nan = p.s.iter().filter(|s| !(s.re.is_finite() && s.im.is_finite())).count();
             if let (Some((f, db)), Some(z)) = (sum.min_s_db, sum.z_at_min) {
                 out.push(format!(
-                    "           min |S11| {:.2} dB at {}, Z_in = {} {} j{} Ω",
-                    db,
+                    "           min |S11| {} dB at {}, Z_in = {} {} j{} Ω",
+                    fixed(db, 2),
                     hz(f),
                     sig(z.re, 4),
                     if z.im < 0.0 { "-" } else { "+" },
@@ -54,6 +58,11 @@ pub fn lines(report: &RunReport) -> Vec<String> {
                 ));
             }
             match sum.band_10db {
+                _ if sum.min_s_db.is_none() => out.push(format!(
+                    "           |S11| n/a: S is not a number at any of the {} frequencies ({})",
+                    p.s.len(),
+                    NAN_WHY
+                )),
                 Some((lo, hi)) => out.push(format!(
                     "           -10 dB band {} to {} ({} wide)",
                     hz(lo),
@@ -62,12 +71,23 @@ pub fn lines(report: &RunReport) -> Vec<String> {
                 )),
                 None => out.push("           |S11| stays above -10 dB in the band".into()),
             }
-        } else if let Some(k) = (0..p.s.len()).max_by(|&a, &b| p.s[a].norm().total_cmp(&p.s[b].norm())) {
-            out.push(format!(
-                "           max |S| {:.2} dB at {}",
-                fdtd::ports::db(p.s[k]),
-                hz(p.freq[k])
-            ));
+            if nan > 0 && sum.min_s_db.is_some() {
+                out.push(format!(
+                    "           |S11| n/a at {nan} of {} frequencies ({NAN_WHY})",
+                    p.s.len()
+                ));
+            }
+        } else {
+            let finite = (0..p.s.len()).filter(|&k| fdtd::ports::db(p.s[k]).is_finite());
+            match finite.max_by(|&a, &b| p.s[a].norm().total_cmp(&p.s[b].norm())) {
+                Some(k) => out.push(format!(
+                    "           max |S| {} dB at {}",
+                    fixed(fdtd::ports::db(p.s[k]), 2),
+                    p.freq.get(k).map_or("?".into(), |f| hz(*f))
+                )),
+                None if !p.s.is_empty() => out.push(format!("           |S| n/a: S is not a number ({NAN_WHY})")),
+                None => {}
+            }
         }
     }
     if early && !report.results.ports.is_empty() {

@@ -9,8 +9,8 @@
 //! over the cuts rounded up to 1 dB; `floor` is `top − POLAR_RANGE_DB`.
 use super::font::{ensure, FAMILY};
 use super::series::COLOURS;
-use super::{draw_err, panel_of, si_scale, Canvas, Figure, Panel, PlotError};
-use crate::fmt::{hz, sig};
+use super::{axis, draw_err, panel_of, si_scale, Canvas, Figure, Panel, PlotError};
+use crate::fmt::{fixed, hz, sig};
 use crate::output::read::{FarFieldInfo, PortInfo};
 use fdtd_core::farfield::{principal_cuts, Cut};
 use plotters::coord::Shift;
@@ -78,9 +78,9 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
     let f0 = p.frequency.iter().copied().fold(f64::INFINITY, f64::min);
     let f1 = p.frequency.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (f0, f1) = if f1 > f0 {
-        (f0, f1)
+        axis(f0, f1)
     } else {
-        (f0 * 0.99, f0 * 1.01 + 1.0)
+        axis(f0 * 0.99, f0 * 1.01 + 1.0)
     };
     let (fs, fp) = si_scale(f1);
     let ffmt = move |f: &f64| sig(f * fs, 4);
@@ -134,7 +134,12 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
         let blue = COLOURS[0];
         chart
             .draw_series(LineSeries::new(
-                p.frequency.iter().zip(&p.s_db).map(|(&f, &d)| (f, d.max(y.0))),
+                // A NaN |S| (no drive) is left out, not drawn at the floor as a level.
+                p.frequency
+                    .iter()
+                    .zip(&p.s_db)
+                    .filter(|(_, d)| d.is_finite())
+                    .map(|(&f, &d)| (f, d.max(y.0))),
                 blue.stroke_width(2),
             ))
             .map_err(draw_err("|S|"))?
@@ -145,6 +150,7 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
 
         // Z = R + jX.
         let zr = range(p.z.iter().flat_map(|z| [z[0], z[1]]).chain([0.0]));
+        let zr = axis(zr.0, zr.1);
         let mut chart = ChartBuilder::on(&left)
             .margin(10)
             .margin_right(24)
@@ -198,13 +204,18 @@ pub fn band_below(freq: &[f64], s_db: &[f64], level: f64) -> Option<(usize, f64,
         return None;
     }
     let cross = |a: usize, b: usize| {
+        if !s_db[b].is_finite() {
+            // No level there (NaN S): the band ends at the last sample that has one.
+            return freq[a];
+        }
         let t = (level - s_db[a]) / (s_db[b] - s_db[a]);
         freq[a] + t * (freq[b] - freq[a])
     };
+    let outside = |d: f64| d.is_nan() || d > level;
     let mut lo = freq[i];
     let mut j = i;
     while j > 0 {
-        if s_db[j - 1] > level {
+        if outside(s_db[j - 1]) {
             lo = cross(j - 1, j);
             break;
         }
@@ -214,7 +225,7 @@ pub fn band_below(freq: &[f64], s_db: &[f64], level: f64) -> Option<(usize, f64,
     let mut hi = freq[i];
     let mut j = i;
     while j + 1 < n {
-        if s_db[j + 1] > level {
+        if outside(s_db[j + 1]) {
             hi = cross(j, j + 1);
             break;
         }
@@ -281,13 +292,15 @@ fn smith<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &PortInfo) -> Res
         .filter(|(_, d)| d.is_finite())
         .min_by(|a, b| a.1.total_cmp(b.1))
     {
-        let s = p.s[i];
+        let (Some(s), Some(f)) = (p.s.get(i), p.frequency.get(i)) else {
+            return Ok(panel_of("smith", &chart, lim, lim));
+        };
         chart
             .draw_series([Circle::new((s[0], s[1]), 4, COLOURS[1].filled())])
             .map_err(draw_err("the minimum"))?;
         chart
             .draw_series([Text::new(
-                format!("min at {}", hz(p.frequency[i])),
+                format!("min at {}", hz(*f)),
                 (s[0] + 0.04, s[1] - 0.04),
                 (FAMILY, 12).into_font(),
             )])
@@ -367,12 +380,17 @@ pub fn farfield_png(
     {
         let root = BitMapBackend::with_buffer(&mut canvas.rgb, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err("the background"))?;
-        let mut title = format!("far field {} at {}: {what}, peak {:.2} dBi", ff.name, hz(freq), peak);
+        let mut title = format!(
+            "far field {} at {}: {what}, peak {} dBi",
+            ff.name,
+            hz(freq),
+            fixed(peak, 2)
+        );
         if let Some(p) = ff.radiated_power.get(freq_index) {
             title += &format!(", P_rad {}", crate::fmt::si(*p, "W"));
         }
         if let Some(e) = ff.efficiency.as_ref().and_then(|e| e.get(freq_index)) {
-            title += &format!(", efficiency {:.1} %", 100.0 * e);
+            title += &format!(", efficiency {} %", fixed(100.0 * e, 1));
         }
         let root = root
             .titled(&title, (FAMILY, 17).into_font())
@@ -428,7 +446,7 @@ fn polar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cut: &Cut, top: f64)
             let (x, y) = polar_xy(&cut.label, 20.0, rho);
             chart
                 .draw_series([Text::new(
-                    format!("{level:.0}"),
+                    fixed(level, 0),
                     (x, y),
                     (FAMILY, 11).into_font().color(&BLACK.mix(0.6)),
                 )])
@@ -513,8 +531,8 @@ fn map<DB: DrawingBackend>(
         };
         (lo, hi)
     };
-    let x = (p0, if p1 > p0 { p1 } else { p0 + 1.0 });
-    let y = (t1.max(t0 + 1.0), t0);
+    let x = axis(p0, if p1 > p0 { p1 } else { p0 + 1.0 });
+    let y = axis(t1.max(t0 + 1.0), t0);
     let mut chart = ChartBuilder::on(&main)
         .caption(format!("{what} over the sphere (dBi)"), (FAMILY, 14).into_font())
         .margin(10)
@@ -522,7 +540,7 @@ fn map<DB: DrawingBackend>(
         .y_label_area_size(52)
         .build_cartesian_2d(x.0..x.1, y.0..y.1)
         .map_err(draw_err("the θ–φ map"))?;
-    let lo = peak - MAP_RANGE_DB;
+    let (lo, peak) = axis(peak - MAP_RANGE_DB, peak);
     let mut rects = Vec::with_capacity(nt * np);
     for i in 0..nt {
         let (ta, tb) = edges(&ff.theta, i);
@@ -533,7 +551,7 @@ fn map<DB: DrawingBackend>(
         }
     }
     chart.draw_series(rects).map_err(draw_err("the θ–φ map"))?;
-    let dfmt = |v: &f64| format!("{v:.0}");
+    let dfmt = |v: &f64| fixed(*v, 0);
     chart
         .configure_mesh()
         .disable_mesh()
@@ -556,7 +574,7 @@ fn map<DB: DrawingBackend>(
     cb.configure_mesh()
         .disable_mesh()
         .disable_x_axis()
-        .y_label_formatter(&|v: &f64| format!("{v:.0}"))
+        .y_label_formatter(&|v: &f64| fixed(*v, 0))
         .label_style((FAMILY, 11).into_font())
         .draw()
         .map_err(draw_err("the colour bar"))?;

@@ -28,12 +28,14 @@ impl Canvas {
         Some([self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]])
     }
 
-    /// Write as an 8-bit RGB PNG.
+    /// Write as an 8-bit RGB PNG (through [`NewFile`]: never through a link at `path`).
     pub fn save_png(&self, path: &Path) -> Result<(), PlotError> {
-        let file = std::fs::File::create(path).map_err(|source| PlotError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let out = NewFile::create(path)?;
+        self.encode_png(out.writer()?, path)?;
+        out.commit()
+    }
+
+    fn encode_png(&self, file: std::fs::File, path: &Path) -> Result<(), PlotError> {
         let mut enc = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
@@ -80,6 +82,72 @@ impl Canvas {
             height: info.height,
             rgb,
         })
+    }
+}
+
+/// A figure file being written: a fresh temporary name beside `path`, created with
+/// O_EXCL (`create_new`), renamed over `path` once complete. A link planted at `path`
+/// (or at the temporary name) is never followed: `rename` replaces the link itself, and
+/// `create_new` refuses an existing name. Dropped without [`NewFile::commit`], the
+/// temporary file is removed.
+pub(crate) struct NewFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl NewFile {
+    pub(crate) fn create(path: &Path) -> Result<NewFile, PlotError> {
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let name = path
+            .file_name()
+            .map_or("figure".into(), |n| n.to_string_lossy().into_owned());
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_file_name(format!(".{name}.{}.{seq}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|source| PlotError::Write {
+                path: tmp.clone(),
+                source,
+            })?;
+        Ok(NewFile {
+            tmp,
+            path: path.to_path_buf(),
+            file: Some(file),
+        })
+    }
+
+    /// The open temporary file (once).
+    pub(crate) fn writer(&self) -> Result<std::fs::File, PlotError> {
+        let f = self
+            .file
+            .as_ref()
+            .ok_or_else(|| PlotError::Data("the figure file is closed".into()))?;
+        f.try_clone().map_err(|source| PlotError::Write {
+            path: self.tmp.clone(),
+            source,
+        })
+    }
+
+    /// Rename the finished file over `path`.
+    pub(crate) fn commit(mut self) -> Result<(), PlotError> {
+        self.file = None;
+        std::fs::rename(&self.tmp, &self.path).map_err(|source| PlotError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for NewFile {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 

@@ -73,6 +73,36 @@ pub fn si_scale(max: f64) -> (f64, &'static str) {
     (1.0 / best.0, best.1)
 }
 
+/// An axis range plotters can draw, in the order given: finite, not degenerate. Plotters
+/// asserts on a NaN end and loops for ever on an infinite or vanishing span, and a result
+/// file is untrusted input, so every chart range goes through here. A non-finite end is
+/// replaced next to the other one ((0, 1) when neither is finite); a span too small for
+/// the magnitude is widened around its middle; ends are held within ±1e300.
+pub fn axis(a: f64, b: f64) -> (f64, f64) {
+    const BIG: f64 = 1e300;
+    let (lo, hi) = (a.min(b), a.max(b));
+    let (lo, hi) = match (lo.is_finite(), hi.is_finite()) {
+        (true, true) => (lo, hi),
+        (true, false) => (lo, lo + lo.abs().max(1.0)),
+        (false, true) => (hi - hi.abs().max(1.0), hi),
+        (false, false) => (0.0, 1.0),
+    };
+    let (lo, hi) = (lo.clamp(-BIG, BIG), hi.clamp(-BIG, BIG));
+    let min_span = (1e-9 * lo.abs().max(hi.abs())).max(1e-200);
+    let (lo, hi) = if hi - lo < min_span {
+        let mid = 0.5 * (lo + hi);
+        let half = if mid == 0.0 { 1.0 } else { 1e-3 * mid.abs() };
+        (mid - half, mid + half)
+    } else {
+        (lo, hi)
+    };
+    if a > b {
+        (hi, lo)
+    } else {
+        (lo, hi)
+    }
+}
+
 /// The two in-plane axes (horizontal, vertical) of a plane normal to `axis`.
 pub fn plane_axes(axis: usize) -> (usize, usize) {
     match axis {

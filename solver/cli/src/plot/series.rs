@@ -1,7 +1,7 @@
 //! Probe figures: each component's time series (one panel per component, in its units) and
 //! their amplitude spectra in dB relative to each component's own peak.
 use super::font::{ensure, FAMILY};
-use super::{draw_err, panel_of, si_scale, Canvas, Figure, Panel, PlotError};
+use super::{axis, draw_err, panel_of, si_scale, Canvas, Figure, Panel, PlotError};
 use crate::fmt::sig;
 use crate::signal::Spectrum;
 use plotters::prelude::*;
@@ -50,8 +50,9 @@ pub fn time_png(probe: &str, series: &[Series], path: &Path) -> Result<Figure, P
     let t_max = series
         .iter()
         .flat_map(|s| s.time.last().copied())
-        .fold(0.0, f64::max)
-        .max(f64::MIN_POSITIVE);
+        .filter(|t| t.is_finite())
+        .fold(0.0, f64::max);
+    let (_, t_max) = axis(0.0, t_max);
     let (ts, tp) = si_scale(t_max);
     let mut canvas = Canvas::new(WIDTH, height);
     let mut panels = Vec::new();
@@ -63,7 +64,7 @@ pub fn time_png(probe: &str, series: &[Series], path: &Path) -> Result<Figure, P
             .map_err(draw_err("the title"))?;
         let areas = root.split_evenly((series.len(), 1));
         for (k, (s, area)) in series.iter().zip(&areas).enumerate() {
-            let (y0, y1) = value_range(&s.values);
+            let (y0, y1) = axis(value_range(&s.values).0, value_range(&s.values).1);
             let (vs, vp) = si_scale(y0.abs().max(y1.abs()));
             let tfmt = move |t: &f64| sig(t * ts, 4);
             let vfmt = move |v: &f64| sig(v * vs, 4);
@@ -146,6 +147,7 @@ pub fn spectrum_png(
 ) -> Result<Figure, PlotError> {
     ensure();
     let (width, height) = (WIDTH, 520u32);
+    let (_, f_max) = axis(0.0, f_max);
     let (fs, fp) = si_scale(f_max);
     let mut canvas = Canvas::new(width, height);
     let panel: Panel;

@@ -4,7 +4,7 @@
 use super::colormap::diverging;
 use super::font::{ensure, FAMILY};
 use super::geometry::plot_width;
-use super::{draw_err, panel_of, plane_axes, si_scale, Canvas, Figure, Geometry, Panel, PlotError, AXIS_NAMES};
+use super::{axis, draw_err, panel_of, plane_axes, si_scale, Canvas, Figure, Geometry, Panel, PlotError, AXIS_NAMES};
 use crate::fmt::sig;
 use crate::output::read::SnapshotComponent;
 use plotters::prelude::*;
@@ -44,7 +44,13 @@ impl Slice {
                 i[normal] = k0;
                 i[u] = iu;
                 i[v] = iv;
-                values.push(frame[(i[0] * sh[1] + i[1]) * sh[2] + i[2]]);
+                // A frame shorter than its shape (never from a readable file) reads NaN.
+                values.push(
+                    frame
+                        .get((i[0] * sh[1] + i[1]) * sh[2] + i[2])
+                        .copied()
+                        .unwrap_or(f32::NAN),
+                );
             }
         }
         Slice {
@@ -113,9 +119,13 @@ fn render(slice: &Slice, vmax: f64, style: &Style) -> Result<(Canvas, Panel), Pl
     ensure();
     let (width, height, pw) = layout(style.domain, slice.normal);
     let (u, v) = plane_axes(slice.normal);
-    let (lu, lv) = (style.domain[u], style.domain[v]);
+    let ((_, lu), (_, lv)) = (axis(0.0, style.domain[u]), axis(0.0, style.domain[v]));
     let (ls, lp) = si_scale(lu.max(lv));
-    let vmax = if vmax > 0.0 && vmax.is_finite() { vmax } else { 1.0 };
+    let vmax = if vmax > 0.0 && vmax.is_finite() {
+        axis(-vmax, vmax).1
+    } else {
+        1.0
+    };
     let mut canvas = Canvas::new(width, height);
     let panel;
     {
@@ -222,10 +232,8 @@ pub fn slice_gif(
     delay_cs: u16,
     path: &Path,
 ) -> Result<Figure, PlotError> {
-    let file = std::fs::File::create(path).map_err(|source| PlotError::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let out = super::canvas::NewFile::create(path)?;
+    let file = out.writer()?;
     let enc_err = |e: gif::EncodingError| PlotError::Encode {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -270,6 +278,7 @@ pub fn slice_gif(
                 source,
             })?;
     }
+    out.commit()?;
     Ok(Figure {
         path: path.to_path_buf(),
         width,

@@ -91,6 +91,64 @@ pub struct LumpedModel {
     pub cb: Vec<f32>,
 }
 
+/// How far below the computed limit an inductor's `cb·k` must stay: the limit is that of
+/// a vacuum lattice (quadrature error ~1e-12), and f32 rounding and the edge's
+/// neighbours (a dielectric, another inductor) shift it by a little.
+pub const INDUCTOR_MARGIN: f64 = 1.02;
+
+/// The largest stable `cb·k` (= ω₀²·dt², ω₀ = 1/√(L_e·C_e) of the edge's inductance and
+/// its cell's capacitance ε·A/l) of one inductor edge along `axis` on `grid`.
+///
+/// The update is leapfrog: E (with the curl) against H and the inductor current J_L
+/// together, stable while every eigenvalue of the stiffness K (the lattice's curl-curl
+/// plus ω₀² on the edge) stays below 4/dt². A large ω₀² pulls one eigenvalue out of the
+/// lattice's band, localised on the edge, at the λ with ω₀²·G(λ) = 1, G(λ) the lattice
+/// Green's function on the edge, ⟨(1 − f)/(λ − c²|s|²) + f/λ⟩ over the Brillouin zone
+/// (s_a = 2 sin(q_a d_a/2)/d_a; f = s_axis²/|s|² is the edge's share of the gradient,
+/// static, mode). So the bound is ω₀²dt² < 1/(dt⁻²·G(4/dt²)): 1.94 at Courant 0.99 on
+/// cubic cells (an isolated LC would allow 4), 3.64 at 0.5. Measured on the CPU backend:
+/// 2 mm cubic cells, Courant 0.99: L = 0.42 nH diverges, 0.44 nH runs; the bound says
+/// 0.423 nH (`tests/inductor_bound.rs`).
+pub fn inductor_limit(grid: &Grid, axis: usize) -> f64 {
+    // Midpoint quadrature over θ_a = q_a·d_a/2 in (0, π/2): the integrand is smooth and
+    // periodic, so 24 points per axis give 1e-12.
+    const N: usize = 24;
+    let w = grid.d.map(|d| 4.0 * (crate::C0 * grid.dt / d).powi(2));
+    let u: Vec<f64> = (0..N)
+        .map(|k| {
+            ((k as f64 + 0.5) * std::f64::consts::FRAC_PI_2 / N as f64)
+                .sin()
+                .powi(2)
+        })
+        .collect();
+    let mut g = 0.0;
+    for &a in &u {
+        for &b in &u {
+            for &c in &u {
+                let uu = [a, b, c];
+                let lam = w[0] * a + w[1] * b + w[2] * c;
+                let f = w[axis] * uu[axis] / lam;
+                g += (1.0 - f) / (4.0 - lam).max(1e-12) + f / 4.0;
+            }
+        }
+    }
+    (N * N * N) as f64 / g
+}
+
+impl LumpedModel {
+    /// For an inductor: (its `cb·k`, the limit of [`inductor_limit`] over
+    /// [`INDUCTOR_MARGIN`], the smallest stable total L in H). None without an `l`.
+    pub fn inductor_stability(&self, grid: &Grid) -> Option<(f64, f64, f64)> {
+        let (l_edge, k) = (self.l_edge?, self.l_coef? as f64);
+        let cb = self.cb.iter().fold(0f64, |m, &c| m.max(c.abs() as f64));
+        let ck = cb * k;
+        let limit = inductor_limit(grid, self.axis) / INDUCTOR_MARGIN;
+        // cb·k ∝ 1/L: the total L (L_e·N/M) at which it meets the limit.
+        let l_total = l_edge * self.series as f64 / self.columns.max(1) as f64;
+        Some((ck, limit, l_total * ck / limit))
+    }
+}
+
 /// Node index range of an element: (axis, lo, hi, sign), edges `lo[axis]..hi[axis]`,
 /// columns over nodes `lo..=hi` of the other axes.
 fn span(start: [f64; 3], end: [f64; 3], axis: usize, grid: &Grid) -> ([usize; 3], [usize; 3], f64) {

@@ -4,7 +4,7 @@
 //! same `Model`, so they run the same update equations on the same numbers.
 mod cpml;
 mod grid;
-mod lumped;
+pub mod lumped;
 mod materials;
 mod points;
 pub mod thin;

@@ -37,6 +37,35 @@ fn meant(f: f64, lo: f64, hi: f64) -> Option<String> {
         })
 }
 
+/// Drives that give no defined result (issue 19): a driven port of amplitude 0 (its S
+/// is b/a with a = 0: NaN at every frequency), and a hard source on a PEC edge (it sets
+/// the field inside a conductor, which the PEC update then holds at zero or not, by
+/// backend order: either way not what a scene means).
+fn drive_warnings(scene: &Scene, model: &Model) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in scene.ports.iter().filter(|p| p.excite) {
+        if p.waveform.as_ref().is_some_and(|w| w.amplitude == 0.0) {
+            out.push(format!(
+                "port {}: driven with amplitude 0: the incident wave is zero, so its S (and the Touchstone file) \
+                 is not a number at every frequency; give the waveform a non-zero amplitude",
+                p.name
+            ));
+        }
+    }
+    for s in &model.sources {
+        let on_pec =
+            s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
+        if on_pec && s.kind == crate::scene::SourceKind::Hard {
+            out.push(format!(
+                "source {}: a hard source on a PEC edge ({} sample {:?}): it forces a field inside a conductor; \
+                 move it off the conductor or into a gap",
+                s.name, s.component, s.index
+            ));
+        }
+    }
+    out
+}
+
 /// Everything worth a warning about `scene` as discretised in `model`, in scene order.
 pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     let mut out = Vec::new();
@@ -50,6 +79,7 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     }
     // Objects that leave no trace on the grid, wire radii a cylinder describes better.
     out.extend(crate::model::thin::warnings(scene, g));
+    out.extend(drive_warnings(scene, model));
     // A current source on a PEC edge (a wire driven without a gap) is scaled by the
     // edge's zero coefficient.
     for s in &model.sources {
@@ -181,5 +211,34 @@ all = "pec"
         let w = warnings(&toml);
         assert!(w.iter().any(|m| m.contains("no sources")), "{w:?}");
         assert!(w.iter().any(|m| m.contains("probe p: every = 100000")), "{w:?}");
+    }
+
+    #[test]
+    fn a_hard_source_in_pec_and_a_port_of_zero_drive_are_caught() {
+        let hard = |pos: &str| {
+            format!(
+                "{BASE}[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\n\
+                 min = [0.005, 0.005, 0.005]\nmax = [0.012, 0.012, 0.012]\n[[sources]]\nname = \"h\"\ntype = \"hard\"\n\
+                 component = \"Ez\"\nposition = {pos}\nwaveform = {{ type = \"gaussian\", frequency = 3e9 }}\n"
+            )
+        };
+        let w = warnings(&hard("[0.008, 0.008, 0.008]"));
+        assert!(
+            w.iter().any(|m| m.contains("source h: a hard source on a PEC edge")),
+            "{w:?}"
+        );
+        let w = warnings(&hard("[0.016, 0.016, 0.016]"));
+        assert!(!w.iter().any(|m| m.contains("PEC edge")), "{w:?}");
+
+        let port = |amp: &str| {
+            format!(
+                "{BASE}[frequencies]\nstart = 1e9\nstop = 5e9\n[[ports]]\nname = \"p\"\nstart = [0.01, 0.01, 0.009]\n\
+                 end = [0.01, 0.01, 0.011]\nwaveform = {{ type = \"gaussian\", frequency = 3e9, amplitude = {amp} }}\n"
+            )
+        };
+        let w = warnings(&port("0"));
+        assert!(w.iter().any(|m| m.contains("port p: driven with amplitude 0")), "{w:?}");
+        let w = warnings(&port("1"));
+        assert!(!w.iter().any(|m| m.contains("amplitude 0")), "{w:?}");
     }
 }
