@@ -637,3 +637,237 @@ fn culprit(scene: &Scene, model: &Model, c: usize, i: [usize; 3], pos: [f64; 3])
     }
     "a material other than vacuum".to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(toml: &str) -> (Scene, Model) {
+        let scene = Scene::parse(toml, "g.toml").unwrap();
+        let model = Model::discretize(&scene).unwrap();
+        (scene, model)
+    }
+
+    fn warned(toml: &str) -> Vec<String> {
+        let (scene, model) = parse(toml);
+        warnings(&scene, &model)
+    }
+
+    fn refused(toml: &str) -> Vec<String> {
+        let (scene, model) = parse(toml);
+        errors(&scene, &model).iter().map(|e| e.to_string()).collect()
+    }
+
+    /// A half-wave dipole (wires, 1 mm cells) fed by a port, CPML all round.
+    fn dipole(frequencies: &str, waveform: &str, extra: &str) -> String {
+        format!(
+            r#"
+[domain]
+cell = 1e-3
+size = [0.04, 0.04, 0.08]
+[time]
+duration = 3e-9
+{frequencies}
+[boundaries]
+all = "cpml"
+[[objects]]
+shape = "wire"
+material = "pec"
+points = [[0.02, 0.02, 0.02], [0.02, 0.02, 0.039]]
+[[objects]]
+shape = "wire"
+material = "pec"
+points = [[0.02, 0.02, 0.040], [0.02, 0.02, 0.06]]
+[[ports]]
+name = "feed"
+start = [0.02, 0.02, 0.039]
+end = [0.02, 0.02, 0.040]
+impedance = 73
+{waveform}
+{extra}
+"#
+        )
+    }
+
+    const BAND: &str = "[frequencies]\nstart = 2e9\nstop = 5e9\npoints = 31";
+    const WAVE: &str = "waveform = { type = \"gaussian\", frequency = 4e9 }";
+
+    #[test]
+    fn the_dipole_as_written_has_no_guard_warning() {
+        assert_eq!(warned(&dipole(BAND, WAVE, "")), Vec::<String>::new());
+        assert!(refused(&dipole(BAND, WAVE, "")).is_empty());
+    }
+
+    #[test]
+    fn frequencies_outside_the_driving_band_are_caught_and_marked() {
+        // A gaussian derivative at 0.3 GHz has nothing left at 2-5 GHz.
+        let low = "waveform = { type = \"gaussian_derivative\", frequency = 0.3e9 }";
+        let w = warned(&dipole(BAND, low, ""));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("g.toml:7:9: frequencies.start: "), "{}", w[0]);
+        assert!(
+            w[0].contains("31 of 31 frequencies") && w[0].contains("outside the band"),
+            "{}",
+            w[0]
+        );
+        let (scene, model) = parse(&dipole(BAND, low, ""));
+        assert!(unresolved(&scene, &model, &[5e8, 3e9], true) == [false, true]);
+        let (scene, model) = parse(&dipole(BAND, WAVE, ""));
+        assert!(unresolved(&scene, &model, &[3e9, 1e13], true) == [false, true]);
+    }
+
+    #[test]
+    fn frequencies_typed_without_their_unit_get_the_likely_one() {
+        // GHz typed as Hz (the port's waveform derives from them, so the band is no guide).
+        let w = warned(&dipole("[frequencies]\nlist = [2.4, 2.45, 2.5]", "", ""));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("g.toml:7:8: frequencies.list: "), "{}", w[0]);
+        assert!(
+            w[0].contains("did you mean GHz (the values × 1e9: 2.4 GHz .. 2.5 GHz)?"),
+            "{}",
+            w[0]
+        );
+        // A far field's and a monitor's own frequencies too.
+        let ff = "[[farfield]]\nname = \"ff\"\nfrequencies = [3, 4]\n\
+                  [[monitors]]\nname = \"m\"\ntype = \"dft\"\ncomponents = [\"Ez\"]\nfrequencies = [3000]\n\
+                  plane = { axis = \"z\", position = 0.03 }";
+        let w = warned(&dipole(BAND, WAVE, ff));
+        assert!(
+            w.iter().any(|m| m.contains("monitors[0].frequencies")
+                && m.contains("far below what the run resolves")
+                && m.contains("did you mean MHz")),
+            "{w:?}"
+        );
+        assert!(
+            w.iter()
+                .any(|m| m.contains("farfield[0].frequencies") && m.contains("did you mean GHz")),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn port_frequencies_above_nyquist_are_caught() {
+        let w = warned(&dipole("[frequencies]\nlist = [3e9, 3e11]", WAVE, ""));
+        assert!(
+            w.iter().any(|m| m.contains("not below the grid's Nyquist frequency")),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn lengths_in_millimetres_get_a_hint() {
+        let mm = r#"
+[domain]
+cell = 1
+size = [80, 80, 80]
+[time]
+steps = 10
+[boundaries]
+all = "cpml"
+[[sources]]
+type = "current"
+component = "Ez"
+position = [40, 40, 40]
+waveform = { type = "gaussian", frequency = 3e9 }
+"#;
+        let w = warned(mm);
+        assert!(
+            w.iter()
+                .any(|m| m.starts_with("g.toml:3:8: domain.cell:") && m.contains("did you mean mm")),
+            "{w:?}"
+        );
+        assert!(warned(
+            &mm.replace("cell = 1\n", "cell = 1e-3\n")
+                .replace("[80, 80, 80]", "[0.08, 0.08, 0.08]")
+                .replace("[40, 40, 40]", "[0.04, 0.04, 0.04]")
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_port_touching_no_conductor_is_caught() {
+        let air = dipole(BAND, WAVE, "")
+            .replace("start = [0.02, 0.02, 0.039]", "start = [0.03, 0.02, 0.039]")
+            .replace("end = [0.02, 0.02, 0.040]", "end = [0.03, 0.02, 0.040]");
+        let w = warned(&air);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("ports[0].start: port feed: its start and end touch no conductor"),
+            "{}",
+            w[0]
+        );
+        // One end on the wire, one in the air.
+        let half = dipole(BAND, WAVE, "").replace(
+            "points = [[0.02, 0.02, 0.040], [0.02, 0.02, 0.06]]",
+            "points = [[0.02, 0.02, 0.041], [0.02, 0.02, 0.06]]",
+        );
+        let w = warned(&half);
+        assert!(
+            w.len() == 1 && w[0].contains("ports[0].end: port feed: its end touches no conductor"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn an_object_in_the_cpml_is_named_with_its_face() {
+        let plate =
+            "[[objects]]\nshape = \"plate\"\nmaterial = \"pec\"\nmin = [0.0, 0.005, 0.019]\nmax = [0.04, 0.035, 0.019]";
+        let w = warned(&dipole(BAND, WAVE, plate));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("objects[2] (plate of \"pec\") reaches into the CPML layer of x_min, x_max"),
+            "{}",
+            w[0]
+        );
+        assert!(w[0].contains("objects[2]: "), "{}", w[0]);
+    }
+
+    #[test]
+    fn a_box_that_crosses_an_object_a_material_or_the_cpml_is_refused() {
+        let ff = |b: &str| format!("[[farfield]]\nname = \"ff\"\nfrequencies = [3e9]\n{b}");
+        let ok = ff("box = { min = [0.012, 0.012, 0.014], max = [0.028, 0.028, 0.066] }");
+        assert!(refused(&dipole(BAND, WAVE, &ok)).is_empty());
+        // Cuts the dipole's arms.
+        let cut = ff("box = { min = [0.012, 0.012, 0.03], max = [0.028, 0.028, 0.05] }");
+        let e = refused(&dipole(BAND, WAVE, &cut));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].contains("farfield[0].box: far-field box `ff` crosses objects[0] (wire of \"pec\")"),
+            "{}",
+            e[0]
+        );
+        // A dielectric slab through the default box.
+        let slab = format!(
+            "{}\n[materials.glass]\neps_r = 4\n[[objects]]\nshape = \"box\"\nmaterial = \"glass\"\n\
+                            min = [0.0, 0.0, 0.065]\nmax = [0.04, 0.04, 0.066]",
+            ff("")
+        );
+        let e = refused(&dipole(BAND, WAVE, &slab));
+        assert!(
+            e.len() == 1 && e[0].contains("crosses objects[2] (box of \"glass\")"),
+            "{e:?}"
+        );
+        // In the CPML; a flux box too.
+        let cpml = ff("box = { min = [0.005, 0.005, 0.005], max = [0.035, 0.035, 0.075] }");
+        let e = refused(&dipole(BAND, WAVE, &cpml));
+        assert!(
+            e.len() == 1 && e[0].contains("lies in the CPML layer of x_min"),
+            "{e:?}"
+        );
+        let flux = "[[monitors]]\nname = \"p\"\ntype = \"flux\"\nbox = { min = [0.015, 0.015, 0.03], max = [0.025, 0.025, 0.05] }";
+        let e = refused(&dipole(BAND, WAVE, flux));
+        assert!(
+            e.len() == 1 && e[0].contains("monitors[0].box: flux box `p` crosses"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_far_field_box_beside_a_pec_wall_is_refused() {
+        let ff = "[[farfield]]\nname = \"ff\"\nfrequencies = [3e9]\n\
+                  box = { min = [0.012, 0.012, 0.014], max = [0.028, 0.028, 0.066] }";
+        let toml = dipole(BAND, WAVE, ff).replace("all = \"cpml\"", "all = \"cpml\"\nz_min = \"pec\"");
+        let e = refused(&toml);
+        assert!(e.len() == 1 && e[0].contains("the domain's z_min face is PEC"), "{e:?}");
+    }
+}
