@@ -71,7 +71,7 @@ impl Spectrum {
 
     /// |S(f)| relative to its peak (0 above the waveform's top frequency).
     fn level(&self, f: f64) -> f64 {
-        if !(self.peak > 0.0) || f > self.top {
+        if self.peak.is_nan() || self.peak <= 0.0 || f > self.top {
             return 0.0;
         }
         self.raw(f) / self.peak
@@ -704,7 +704,7 @@ impedance = 73
         let low = "waveform = { type = \"gaussian_derivative\", frequency = 0.3e9 }";
         let w = warned(&dipole(BAND, low, ""));
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].starts_with("g.toml:7:9: frequencies.start: "), "{}", w[0]);
+        assert!(w[0].starts_with("g.toml:8:9: frequencies.start: "), "{}", w[0]);
         assert!(
             w[0].contains("31 of 31 frequencies") && w[0].contains("outside the band"),
             "{}",
@@ -721,7 +721,7 @@ impedance = 73
         // GHz typed as Hz (the port's waveform derives from them, so the band is no guide).
         let w = warned(&dipole("[frequencies]\nlist = [2.4, 2.45, 2.5]", "", ""));
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].starts_with("g.toml:7:8: frequencies.list: "), "{}", w[0]);
+        assert!(w[0].starts_with("g.toml:8:8: frequencies.list: "), "{}", w[0]);
         assert!(
             w[0].contains("did you mean GHz (the values × 1e9: 2.4 GHz .. 2.5 GHz)?"),
             "{}",
