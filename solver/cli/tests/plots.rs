@@ -299,3 +299,31 @@ fn geometry_plot_shows_the_pec_block_where_it_is() {
     let cli = Canvas::load_png(&dir.path().join("tiny_plots/tiny_geometry.png")).unwrap();
     assert_eq!((cli.width, cli.height), (c.width, c.height));
 }
+
+#[test]
+fn geometry_plot_draws_flux_and_far_field_boxes() {
+    // A flux box round the source (x 8..16 mm, y 11..19 mm, z 7..13 mm).
+    let toml = format!(
+        "{SCENE}[[monitors]]\nname = \"round\"\ntype = \"flux\"\nfrequencies = [6e9]\n\
+         box = {{ min = [0.008, 0.011, 0.007], max = [0.016, 0.019, 0.013] }}\n"
+    );
+    let scene = Scene::parse(&toml, "boxes.toml").unwrap();
+    let model = Model::discretize(&scene).unwrap();
+    let geom = Geometry::new(&scene, &model);
+    assert_eq!(geom.boxes.len(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.png");
+    let fig = fdtd::plot::geometry::geometry_png(&geom, geom.default_point(), &path, "boxes").unwrap();
+    let c = Canvas::load_png(&path).unwrap();
+    let green = rgb(plotters::style::GREEN);
+    let xy = &fig.panels[2];
+    // On the box's left edge (x = 8 mm) green; in the box's middle not.
+    assert!(near(&c, xy.pixel(0.008, 0.0135), 4, green, 40), "no box edge");
+    assert!(!near(&c, xy.pixel(0.0095, 0.0135), 2, green, 40));
+    // The same scene without the box has no green there.
+    let plain = Geometry::new(&scene_and_model().0, &scene_and_model().1);
+    let path2 = dir.path().join("plain.png");
+    let fig2 = fdtd::plot::geometry::geometry_png(&plain, plain.default_point(), &path2, "plain").unwrap();
+    let c2 = Canvas::load_png(&path2).unwrap();
+    assert!(!near(&c2, fig2.panels[2].pixel(0.008, 0.0135), 2, green, 40));
+}

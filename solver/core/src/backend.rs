@@ -293,6 +293,9 @@ pub struct Created {
     pub description: String,
     /// For `auto`: what it decided and why.
     pub auto: Option<Auto>,
+    /// A GPU backend on a software rasteriser ([`Target::software`]): its device name,
+    /// set by the caller that planned it (`session::create_backend`).
+    pub software: Option<String>,
 }
 
 impl Created {
@@ -354,6 +357,7 @@ where
             backend,
             kind: e.kind(),
             auto,
+            software: None,
         })
     };
     match choice {

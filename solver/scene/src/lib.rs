@@ -151,6 +151,26 @@ impl Scene {
         }
     }
 
+    /// `file:line:col: key` for the value at dotted key path `key` (`ports[0].start`,
+    /// `frequencies.list`) in [`Scene::text`]: where a warning about it points. Just
+    /// `file: key` when the text does not have the key (a default, a scene built in code).
+    pub fn at(&self, key: &str) -> String {
+        match parse::locate(&self.text, key) {
+            Some(span) => {
+                let (line, column) = parse::line_col(&self.text, span.start);
+                format!("{}:{line}:{column}: {key}", self.path.display())
+            }
+            None => format!("{}: {key}", self.path.display()),
+        }
+    }
+
+    /// A [`SceneError::Invalid`] at the value of dotted key path `key` (line 1, column 1
+    /// when the text does not have it): for checks that need the grid.
+    pub fn invalid(&self, key: &str, message: impl Into<String>, hint: Option<String>) -> SceneError {
+        let offset = parse::locate(&self.text, key).map_or(0, |s| s.start);
+        diagnostic::invalid(&self.text, &self.path, offset, key, message, hint)
+    }
+
     pub fn material_index(&self, name: &str) -> Option<usize> {
         self.materials.iter().position(|m| m.name == name)
     }

@@ -1736,6 +1736,36 @@ impl<'a> Tbl<'a> {
     }
 }
 
+/// The byte span of the value at dotted key path `key` (`ports[0].start`,
+/// `frequencies.list`, `farfield[1].box.min`) in `text`, if the text has it.
+pub(crate) fn locate(text: &str, key: &str) -> Option<Range<usize>> {
+    let doc = DeTable::parse(text).ok()?;
+    let mut table: &DeTable = doc.get_ref();
+    let mut found: Option<&Spanned<DeValue>> = None;
+    for seg in key.split('.') {
+        if let Some(v) = found {
+            match v.get_ref() {
+                DeValue::Table(t) => table = t,
+                _ => return None,
+            }
+        }
+        let (name, index) = match seg.split_once('[') {
+            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (seg, None),
+        };
+        let mut v = table.get(name)?;
+        if let Some(i) = index {
+            match v.get_ref() {
+                DeValue::Array(a) => v = a.get(i)?,
+                _ => return None,
+            }
+        }
+        found = Some(v);
+    }
+    let span = found?.span();
+    Some(span)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

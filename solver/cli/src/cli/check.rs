@@ -386,6 +386,9 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
     );
     let plan = match plan {
         Ok(p) => {
+            if p.kind == BackendChoice::Gpu && p.target.software {
+                warnings.push(session::software_warning(&p.target.device));
+            }
             let fits = p.kind == BackendChoice::Gpu || p.require_ram(&model).is_ok();
             json!({
                 "backend": if p.kind == BackendChoice::Gpu { "gpu" } else { "cpu" },
@@ -452,6 +455,9 @@ fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
     )
     .map_err(|e| fail(&e))?;
     if plan.kind == BackendChoice::Gpu {
+        if plan.target.software {
+            errln!("warning: {}", session::software_warning(&plan.target.device));
+        }
         outln!("memory plan (gpu backend on {})", plan.target.device);
         outln!("{}", plan.target.plan);
         if let Some(info) = gpu.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {

@@ -149,6 +149,9 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
     let prepared = session
         .prepare(&fdtd::backend::engines(), &format)
         .map_err(|e| fail(&e))?;
+    if let Some(w) = prepared.software_warning() {
+        errln!("warning: {w}");
+    }
     let ck = prepared.checkpoints().clone();
     let start = prepared.start();
     if !quiet {

@@ -35,6 +35,8 @@ pub struct Geometry {
     /// PEC E edges of thin conductors (wires, plates, PEC solids thinner than a cell),
     /// which the per-cell map cannot show.
     pub thin: Vec<Edge>,
+    /// Closed flux boxes and far-field boxes: name and (min, max) corners (m), as snapped.
+    pub boxes: Vec<(String, [f64; 3], [f64; 3])>,
 }
 
 impl Geometry {
@@ -72,6 +74,21 @@ impl Geometry {
             thin: thin_edges(scene, g).into_iter().flat_map(|(_, e)| e).collect(),
             materials,
             cpml,
+            boxes: model
+                .monitors
+                .iter()
+                .filter(|m| m.faces.len() == 6)
+                .map(|m| {
+                    let mut lo = [f64::INFINITY; 3];
+                    let mut hi = [f64::NEG_INFINITY; 3];
+                    for f in &m.faces {
+                        let x = f.plane as f64 * g.d[f.axis];
+                        lo[f.axis] = lo[f.axis].min(x);
+                        hi[f.axis] = hi[f.axis].max(x);
+                    }
+                    (m.name.clone(), lo, hi)
+                })
+                .collect(),
             sources: model
                 .sources
                 .iter()
@@ -261,6 +278,33 @@ impl Geometry {
         Ok(())
     }
 
+    /// Flux and far-field boxes that the plane `axis = at` (m) cuts: dashed green
+    /// rectangles with their names.
+    fn boxes<DB: DrawingBackend>(&self, chart: &mut Chart<'_, DB>, axis: usize, at: f64) -> Result<(), PlotError> {
+        let (u, v) = plane_axes(axis);
+        let label = (FAMILY, 12).into_font().color(&GREEN.mix(0.9));
+        for (name, lo, hi) in &self.boxes {
+            if at < lo[axis] - 1e-12 || at > hi[axis] + 1e-12 {
+                continue;
+            }
+            let edge = [
+                (lo[u], lo[v]),
+                (hi[u], lo[v]),
+                (hi[u], hi[v]),
+                (lo[u], hi[v]),
+                (lo[u], lo[v]),
+            ];
+            chart
+                .draw_series(DashedLineSeries::new(edge, 8, 4, GREEN.stroke_width(2)))
+                .map_err(draw_err("a monitor box"))?;
+            let t = EmptyElement::at((lo[u], hi[v])) + Text::new(name.clone(), (4, 4), label.clone());
+            chart
+                .draw_series(std::iter::once(t))
+                .map_err(draw_err("a monitor box's name"))?;
+        }
+        Ok(())
+    }
+
     /// Sources (red crosses) and probes (blue circles) within one cell of the plane
     /// `axis = at` (m), with their names.
     fn markers<DB: DrawingBackend>(&self, chart: &mut Chart<'_, DB>, axis: usize, at: f64) -> Result<(), PlotError> {
@@ -312,6 +356,7 @@ impl Geometry {
         self.outlines(chart, axis, index, BLACK.stroke_width(1))?;
         self.thin_edges(chart, axis, at)?;
         self.cpml(chart, axis)?;
+        self.boxes(chart, axis, at)?;
         self.markers(chart, axis, at)
     }
 

@@ -29,6 +29,7 @@
 //! end needs to add its own hints, and [`SessionError::kind`] classifies them.
 mod checkpoints;
 mod error;
+pub mod guards;
 pub mod output;
 pub mod paths;
 pub mod probe_layout;
@@ -49,7 +50,7 @@ use crate::model::Model;
 use crate::plan::Plan;
 use crate::results::RunResults;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
-use crate::scene::Scene;
+use crate::scene::{Scene, SceneError};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -251,7 +252,12 @@ pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionEr
         message: e.to_string(),
     })?;
     runner::preflight(&model).map_err(|message| SessionError::Invalid { path, message })?;
-    Ok((scene, model))
+    let mut errors = guards::errors(&scene, &model);
+    match errors.len() {
+        0 => Ok((scene, model)),
+        1 => Err(errors.remove(0).into()),
+        _ => Err(SceneError::Several(errors).into()),
+    }
 }
 
 /// A warning when the grid has fewer than 10 cells per wavelength.
@@ -268,6 +274,15 @@ pub fn resolution_warning(model: &Model) -> Option<String> {
         hz(f),
         si(dmax * cpw / 10.0, "m"),
     ))
+}
+
+/// The warning for a GPU backend on a software device (lavapipe, llvmpipe): `auto`
+/// never picks one, but `--backend gpu` takes it when it is the only adapter.
+pub fn software_warning(device: &str) -> String {
+    format!(
+        "the GPU backend runs on {device}, a software device that emulates a GPU on the CPU: correct but \
+         several times slower than the CPU backend; use the CPU backend (or auto) here"
+    )
 }
 
 /// Where a run would go and what it would need, without allocating anything.
@@ -402,8 +417,10 @@ pub fn create_backend(
     state_copy: bool,
 ) -> Result<(Created, u64), SessionError> {
     let mut host_planned = 0;
-    let created = backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
+    let mut software = None;
+    let mut created = backend::create_with(engines, model.clone(), choice, opts, &mut |engine: &dyn Engine| {
         let t = engine.plan(model, opts)?;
+        software = (engine.kind() == BackendChoice::Gpu && t.software).then(|| t.device.clone());
         let (host, ram) = host_check(model, engine.kind(), &t, chunk, state_copy);
         if let Some(fit) = ram.does_not_fit(model) {
             return Err(SessionError::RamDoesNotFit(fit));
@@ -411,6 +428,7 @@ pub fn create_backend(
         host_planned = host.total();
         Ok(())
     })?;
+    created.software = software;
     Ok((created, host_planned))
 }
 
@@ -708,6 +726,7 @@ impl Session {
             kind: created.kind,
             description: created.description,
             auto: created.auto,
+            software: created.software,
             output,
             start,
             host_planned,
@@ -726,6 +745,8 @@ pub struct Prepared {
     kind: BackendChoice,
     description: String,
     auto: Option<Auto>,
+    /// A GPU backend on a software device: its name.
+    software: Option<String>,
     output: Box<dyn Output>,
     start: usize,
     /// The host plan's total ([`resources::host_plan`]).
@@ -762,6 +783,11 @@ impl Prepared {
     }
 
     /// For `auto`: what it decided and why.
+    /// [`software_warning`] when the backend is a GPU on a software device.
+    pub fn software_warning(&self) -> Option<String> {
+        self.software.as_deref().map(software_warning)
+    }
+
     pub fn auto(&self) -> Option<&Auto> {
         self.auto.as_ref()
     }

@@ -480,3 +480,37 @@ fn a_failed_run_closes_its_output_as_failed() {
     assert!(msg.contains("is closed with status \"failed\""), "{msg}");
     assert_eq!(files.lock().unwrap().closed[0].1, "failed");
 }
+
+#[test]
+fn a_software_gpu_asked_for_is_used_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
+    let model = Arc::new(model);
+    let opts = BackendOptions::default();
+    let software = Fake {
+        kind: BackendChoice::Gpu,
+        fail: None,
+        software: true,
+    };
+    // Asked for, it runs there (the test suite's explicit GPU runs use lavapipe) and says
+    // the CPU backend is faster.
+    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Gpu, &opts, 64, true)
+        .unwrap()
+        .0;
+    assert_eq!(c.kind, BackendChoice::Gpu);
+    let device = c.software.expect("a software device is flagged");
+    assert!(software_warning(&device).contains("slower than the CPU backend"));
+    // A hardware GPU is not flagged; auto never takes the software one.
+    let hardware = Fake {
+        software: false,
+        ..software
+    };
+    let c = create_backend(&[&CPU, &hardware], &model, BackendChoice::Gpu, &opts, 64, true)
+        .unwrap()
+        .0;
+    assert_eq!(c.software, None);
+    let c = create_backend(&[&CPU, &software], &model, BackendChoice::Auto, &opts, 64, true)
+        .unwrap()
+        .0;
+    assert_eq!((c.kind, c.software), (BackendChoice::Cpu, None));
+}

@@ -146,6 +146,8 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
             ));
         }
     }
+    // Frequencies, lengths, ports, objects and boxes that give wrong numbers (guards.rs).
+    out.extend(super::guards::warnings(scene, model));
     for p in &model.probes {
         if p.every > g.steps {
             out.push(format!(
