@@ -1446,7 +1446,7 @@ impl Output for Hdf5Sink {
             let bytes: usize = results
                 .farfields
                 .iter()
-                .map(|f| 4096 + f.theta.len() * f.phi.len() * 96)
+                .map(|f| 4096 + f.theta.len() * f.phi.len() * 160)
                 .sum();
             self.reserve_ahead(bytes as u64)?;
             let r = crate::results_farfield::write_farfields(self.file(), &results.farfields);

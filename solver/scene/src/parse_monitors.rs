@@ -235,7 +235,7 @@ pub(super) fn frequencies(v: &Val) -> R<Frequencies> {
 
 #[cfg(test)]
 mod tests {
-    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion};
+    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion, Polarization};
     use crate::{Component, Scene, SceneError};
 
     const BASE: &str = "[domain]\ncell = 1e-3\ncells = [20, 20, 20]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n";
