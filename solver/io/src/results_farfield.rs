@@ -20,7 +20,45 @@
 //! /farfield/<name>/sense              i8[nf, nθ, nφ]   +1 RHCP, −1 LHCP, 0 linear
 //! ```
 use fdtd_core::farfield::{db, Complex64, FarField, Polarization};
+use fdtd_core::model::Model;
 use hdf5::{Group, H5Type, Location};
+use std::path::{Path, PathBuf};
+
+/// The CSV companions of `path` (`<stem>_farfield_<name>.csv`), one per far-field box
+/// of `model`: written once the run's results are (see [`write_csv_companions`]).
+pub(crate) fn csv_companions(path: &Path, model: &Model) -> Vec<(String, PathBuf)> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new(""));
+    model
+        .monitors
+        .iter()
+        .filter(|m| matches!(m.kind, fdtd_core::monitors::Kind::FarField { .. }))
+        .map(|m| (m.name.clone(), dir.join(format!("{stem}_farfield_{}.csv", m.name))))
+        .collect()
+}
+
+/// Write the pattern CSV of every far field of `ffs` to its companion of `path` (each
+/// under a temporary name, created new, then renamed: `xdmf::write_atomic`); the paths
+/// written, or the one that failed and why.
+pub(crate) fn write_csv_companions(
+    path: &Path,
+    model: &Model,
+    ffs: &[FarField],
+) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
+    let names = csv_companions(path, model);
+    let mut written = Vec::new();
+    for (name, set) in fdtd_core::farfield_csv::by_name(ffs) {
+        let Some((_, file)) = names.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        crate::xdmf::write_atomic(file, &fdtd_core::farfield_csv::csv(&set)).map_err(|e| (file.clone(), e))?;
+        written.push(file.clone());
+    }
+    Ok(written)
+}
 
 fn put_arr<T: H5Type>(loc: &Location, name: &str, v: &[T]) -> hdf5::Result<()> {
     loc.new_attr_builder().with_data(v).create(name).map(|_| ())
