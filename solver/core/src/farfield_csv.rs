@@ -95,8 +95,18 @@ mod tests {
             theta: vec![0.0, std::f64::consts::FRAC_PI_2],
             phi: vec![0.0, std::f64::consts::PI],
             // θ̂ − jφ̂: right-hand circular; then linear θ̂·j.
-            e_theta: vec![Complex64::new(1.0, 0.0), Complex64::new(0.0, 2.0), Complex64::new(0.0, 0.0), Complex64::new(1.0, 0.0)],
-            e_phi: vec![Complex64::new(0.0, -1.0), Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0)],
+            e_theta: vec![
+                Complex64::new(1.0, 0.0),
+                Complex64::new(0.0, 2.0),
+                Complex64::new(0.0, 0.0),
+                Complex64::new(1.0, 0.0),
+            ],
+            e_phi: vec![
+                Complex64::new(0.0, -1.0),
+                Complex64::new(0.0, 0.0),
+                Complex64::new(0.0, 0.0),
+                Complex64::new(0.0, 0.0),
+            ],
             directivity: vec![2.0, 1.0, 0.0, 0.5],
             gain: port.then(|| vec![1.0; 4]),
             realized_gain: port.then(|| vec![0.5; 4]),
@@ -119,7 +129,10 @@ mod tests {
         assert_eq!((num(14), row[15]), (0.0, "RHCP"));
         assert_eq!((num(16), num(17)), (0.0, (10.0 * 0.5f64.log10() * 1e4).round() / 1e4));
         let row2: Vec<&str> = lines[2].split(',').collect();
-        assert_eq!((row2[2], row2[4], row2[14], row2[15]), ("180.000000", "90.0000", "300.0000", "linear"));
+        assert_eq!(
+            (row2[2], row2[4], row2[14], row2[15]),
+            ("180.000000", "90.0000", "300.0000", "linear")
+        );
         let row3: Vec<&str> = lines[3].split(',').collect();
         assert_eq!(row3[11], "-300.0000");
         assert!(lines[5].starts_with("2.000000000e9"));

@@ -378,7 +378,9 @@ fn precheck_files(path: &Path, model: &Model, opts: &Hdf5Options) -> Result<(), 
         }
         safe_create::check_existing(path).map_err(|e| publish_error(e, path))?;
     }
-    let farfield_csv = crate::results_farfield::csv_companions(path, model).into_iter().map(|(_, p)| p);
+    let farfield_csv = crate::results_farfield::csv_companions(path, model)
+        .into_iter()
+        .map(|(_, p)| p);
     for c in crate::ports::companions(path, model).into_iter().chain(farfield_csv) {
         if let Ok(m) = std::fs::symlink_metadata(&c) {
             if !opts.force {

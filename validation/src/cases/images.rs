@@ -119,7 +119,13 @@ fn monopole(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
         (dbi(ff.max_directivity) - d_ref).abs(),
         "",
     );
-    let above = |t: f64| if t > 0.5 * std::f64::consts::PI + 1e-9 { 0.0 } else { shape(t) };
+    let above = |t: f64| {
+        if t > 0.5 * std::f64::consts::PI + 1e-9 {
+            0.0
+        } else {
+            shape(t)
+        }
+    };
     let (w, e) = pattern_error(&ff, above);
     cx.check_worst(
         format!("{label}: |D/D_max − dipole pattern above the ground|"),
@@ -165,32 +171,67 @@ polarization = "theta"
     let rel_db = |x: f64| 20.0 * (x / peak).max(1e-15).log10();
     let (w, e) = largest(cross.iter().enumerate().map(|(i, x)| {
         (
-            format!("θ {:.0}°, φ {:.0}°", ff.theta[i / np].to_degrees(), ff.phi[i % np].to_degrees()),
+            format!(
+                "θ {:.0}°, φ {:.0}°",
+                ff.theta[i / np].to_degrees(),
+                ff.phi[i % np].to_degrees()
+            ),
             rel_db(x.norm()),
         )
     }));
-    cx.check_worst("θ reference: cross-pol / co-pol peak (dB)", Bound::AtMost(-40.0), e, "", w.clone());
+    cx.check_worst(
+        "θ reference: cross-pol / co-pol peak (dB)",
+        Bound::AtMost(-40.0),
+        e,
+        "",
+        w.clone(),
+    );
     let (ar, _) = ff.axial_ratio();
     let strong: Vec<usize> = (0..co.len()).filter(|&i| co[i].norm() > 0.316 * peak).collect();
     let ar_min = strong.iter().map(|&i| ar_db(ar[i])).fold(f64::INFINITY, f64::min);
     cx.log(format!(
         "θ reference: worst cross-pol {e:.1} dB at {w}; smallest axial ratio within 10 dB of the peak {ar_min:.1} dB"
     ));
-    cx.check("axial ratio within 10 dB of the peak (dB)", Bound::Above(40.0), ar_min, "");
+    cx.check(
+        "axial ratio within 10 dB of the peak (dB)",
+        Bound::Above(40.0),
+        ar_min,
+        "",
+    );
     ff.polarization = fdtd_core::farfield::Polarization::Ludwig3 { angle: 0.0 };
     let (co, cross) = ff.co_cross();
     let planes = |v: &[fdtd_core::farfield::Complex64], phi0: f64| {
-        largest((0..v.len()).filter(|i| ((ff.phi[i % np].to_degrees() - phi0).rem_euclid(180.0)).abs() < 1e-6).map(|i| {
-            (
-                format!("θ {:.0}°, φ {:.0}°", ff.theta[i / np].to_degrees(), ff.phi[i % np].to_degrees()),
-                rel_db(v[i].norm()),
-            )
-        }))
+        largest(
+            (0..v.len())
+                .filter(|i| ((ff.phi[i % np].to_degrees() - phi0).rem_euclid(180.0)).abs() < 1e-6)
+                .map(|i| {
+                    (
+                        format!(
+                            "θ {:.0}°, φ {:.0}°",
+                            ff.theta[i / np].to_degrees(),
+                            ff.phi[i % np].to_degrees()
+                        ),
+                        rel_db(v[i].norm()),
+                    )
+                }),
+        )
     };
     let (w, e) = planes(&cross, 0.0);
-    cx.check_worst("Ludwig 3 (x): cross-pol in the xz plane / peak (dB)", Bound::AtMost(-40.0), e, "", w);
+    cx.check_worst(
+        "Ludwig 3 (x): cross-pol in the xz plane / peak (dB)",
+        Bound::AtMost(-40.0),
+        e,
+        "",
+        w,
+    );
     let (w, e) = planes(&co, 90.0);
-    cx.check_worst("Ludwig 3 (x): co-pol in the yz plane / peak (dB)", Bound::AtMost(-40.0), e, "", w);
+    cx.check_worst(
+        "Ludwig 3 (x): co-pol in the yz plane / peak (dB)",
+        Bound::AtMost(-40.0),
+        e,
+        "",
+        w,
+    );
     Ok(cx.finish())
 }
 
@@ -254,7 +295,11 @@ fn half_model(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
             let np = a.phi.len();
             let (w, e) = largest((0..a.directivity.len()).map(|i| {
                 (
-                    format!("θ {:.0}°, φ {:.0}°", a.theta[i / np].to_degrees(), a.phi[i % np].to_degrees()),
+                    format!(
+                        "θ {:.0}°, φ {:.0}°",
+                        a.theta[i / np].to_degrees(),
+                        a.phi[i % np].to_degrees()
+                    ),
                     (b.directivity.get(i).copied().unwrap_or(f64::NAN) - a.directivity[i]).abs() / a.max_directivity,
                 )
             }));
@@ -270,7 +315,13 @@ fn half_model(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
                 (dbi(b.max_directivity) - dbi(a.max_directivity)).abs(),
                 "",
             );
-            cx.check_worst(format!("{tag}: |D(half) − D(whole)| / D_max"), Bound::AtMost(0.005), e, "", w);
+            cx.check_worst(
+                format!("{tag}: |D(half) − D(whole)| / D_max"),
+                Bound::AtMost(0.005),
+                e,
+                "",
+                w,
+            );
             cx.check(
                 format!("{tag}: |P_rad(half) / P_rad(whole) − 1|"),
                 Bound::AtMost(0.005),
