@@ -66,6 +66,7 @@ fn dipole_farfields() -> Vec<FarField> {
                 gain: Some(d.iter().map(|x| 0.9 * x).collect()),
                 realized_gain: Some(d.iter().map(|x| 0.5 * x).collect()),
                 directivity: d,
+                ..Default::default()
             }
         })
         .collect()

@@ -4,7 +4,75 @@
 //!
 //! The recording side (a DFT box of tangential E and H, interpolated to face centres)
 //! is the `farfield` monitor pass; this module is pure math on host phasors.
+//!
+//! **Image planes.** A PEC or PMC face of the domain is an infinite plane: the surface
+//! is completed by its mirror images in every such plane ([`ImagePlane`]), with the
+//! image fields of image theory (PEC: tangential E and normal H reversed; PMC: normal E
+//! and tangential H reversed, so that J = n̂×H and M = −n̂×E get the textbook images:
+//! PEC: J tangential reversed, normal kept, M the reverse; PMC the dual). The union of a
+//! box and its images is a closed surface in free space whose currents radiate the
+//! field of the sources and of their images; a box face lying on the plane is interior
+//! to that union and is left out (the monitor does not record it). A *ground* plane
+//! (a wall: nothing exists behind it) keeps the half-space in front: the field behind
+//! it is zero and P_rad is the union's power over that half-space (half of it, by the
+//! mirror symmetry of |E|). A *symmetry* plane (a symmetric half-model: the mirror half
+//! is part of the structure) keeps the whole sphere and the union's whole power.
+pub use crate::scene::Polarization;
 pub use num_complex::Complex64;
+
+/// What lies behind an [`ImagePlane`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaneRole {
+    /// A wall or an infinite ground plane: no space behind it.
+    Ground,
+    /// A symmetry plane of a half-model: the structure's mirror half behind it.
+    Symmetry,
+}
+
+/// A PEC (`pec = true`) or PMC plane `x_axis = position` (m) in which the surface is
+/// mirrored; the modelled space lies on the side `side` (+1 or −1) along `axis`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImagePlane {
+    pub axis: usize,
+    pub position: f64,
+    pub side: f64,
+    pub pec: bool,
+    pub role: PlaneRole,
+}
+
+impl ImagePlane {
+    /// `sample` mirrored in this plane, with the image fields (see the module doc).
+    pub fn mirror(&self, p: &SurfaceSample) -> SurfaceSample {
+        let a = self.axis;
+        let mut q = p.clone();
+        q.pos[a] = 2.0 * self.position - p.pos[a];
+        q.normal[a] = -p.normal[a];
+        // PEC: E' = −R·E, H' = R·H; PMC: E' = R·E, H' = −R·H (R flips component a).
+        let (se, sh) = if self.pec { (-1.0, 1.0) } else { (1.0, -1.0) };
+        for c in 0..3 {
+            let flip = if c == a { -1.0 } else { 1.0 };
+            q.e[c] = p.e[c] * (se * flip);
+            q.h[c] = p.h[c] * (sh * flip);
+        }
+        q
+    }
+
+    /// Whether the direction `r` points behind a ground plane (strictly).
+    fn hides(&self, r: [f64; 3]) -> bool {
+        self.role == PlaneRole::Ground && r[self.axis] * self.side < -1e-12
+    }
+
+    /// "PEC z_min (ground)" and the like.
+    pub fn describe(&self) -> String {
+        let face = ["x", "y", "z"][self.axis];
+        let end = if self.side > 0.0 { "min" } else { "max" };
+        let role = match self.role {
+            PlaneRole::Ground => "ground",
+            PlaneRole::Symmetry => "symmetry",
+        };
+        format!("{} {face}_{end} ({role})", if self.pec { "PEC" } else { "PMC" })
+    }
+}
 
 /// One sample of a closed surface: a patch of area `area` (m²) centred at `pos` (m)
 /// with outward unit normal `normal`, and the E (V/m·s) and H (A/m·s) phasors there
@@ -19,13 +87,48 @@ pub struct SurfaceSample {
 }
 
 /// A closed surface at one frequency, in a homogeneous medium of relative
-/// permittivity `eps_r` and permeability `mu_r` (vacuum: 1, 1).
+/// permittivity `eps_r` and permeability `mu_r` (vacuum: 1, 1); closed together with
+/// its images in `images` when there are any (see the module doc).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Surface {
     pub freq: f64,
     pub eps_r: f64,
     pub mu_r: f64,
     pub samples: Vec<SurfaceSample>,
+    /// PEC/PMC planes to mirror the samples in (at most one per axis).
+    pub images: Vec<ImagePlane>,
+}
+
+impl Surface {
+    /// The samples and all their images (2^planes copies).
+    pub fn with_images(&self) -> std::borrow::Cow<'_, [SurfaceSample]> {
+        if self.images.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.samples);
+        }
+        let mut all = self.samples.clone();
+        for plane in &self.images {
+            let n = all.len();
+            for i in 0..n {
+                let q = plane.mirror(&all[i]);
+                all.push(q);
+            }
+        }
+        std::borrow::Cow::Owned(all)
+    }
+
+    /// The ground planes' share of the union's power: 2^−(ground planes).
+    fn power_share(&self) -> f64 {
+        let g = self.images.iter().filter(|p| p.role == PlaneRole::Ground).count();
+        0.5f64.powi(g as i32)
+    }
+
+    /// Whether the direction (θ, φ) lies behind a ground plane (no space there).
+    pub fn hidden(&self, theta: f64, phi: f64) -> bool {
+        let (st, ct) = theta.sin_cos();
+        let (sp, cp) = phi.sin_cos();
+        let r = [st * cp, st * sp, ct];
+        self.images.iter().any(|p| p.hides(r))
+    }
 }
 
 /// The far field of one surface at one frequency on a (θ, φ) grid.
@@ -42,7 +145,8 @@ pub struct FarField {
     pub e_phi: Vec<Complex64>,
     /// Radiation intensity U = r²·|E|²/(2η) (W/sr, normalised as `results` says).
     pub intensity: Vec<f64>,
-    /// Total radiated power, the integral of U over the full sphere (W).
+    /// Total radiated power, the integral of U over the space that exists (the full
+    /// sphere, or the half-space in front of each ground plane) (W).
     pub radiated_power: f64,
     /// Directivity D = 4πU/P_rad per direction (linear), and its maximum.
     pub directivity: Vec<f64>,
@@ -53,6 +157,97 @@ pub struct FarField {
     pub efficiency: Option<f64>,
     pub gain: Option<Vec<f64>>,
     pub realized_gain: Option<Vec<f64>>,
+    /// The reference of the co-/cross-polar split ([`FarField::co_cross`]).
+    pub polarization: Polarization,
+    /// The image planes the transform used (see the module doc); directions behind a
+    /// ground plane have zero field.
+    pub images: Vec<ImagePlane>,
+}
+
+/// Axial ratios above this (dB) are reported as linear polarisation.
+pub const LINEAR_AR_DB: f64 = 40.0;
+
+impl FarField {
+    /// The co- and cross-polar unit vectors' (θ̂, φ̂) components at azimuth `phi` for
+    /// `self.polarization`.
+    fn basis(&self, phi: f64) -> ([f64; 2], [f64; 2]) {
+        match self.polarization {
+            Polarization::Theta => ([1.0, 0.0], [0.0, 1.0]),
+            Polarization::Phi => ([0.0, 1.0], [-1.0, 0.0]),
+            Polarization::Ludwig3 { angle } => {
+                let (s, c) = (phi - angle.to_radians()).sin_cos();
+                ([c, -s], [s, c])
+            }
+        }
+    }
+
+    /// r·E_co and r·E_cross per direction (`[theta][phi]` flat): the projections of
+    /// (E_θ, E_φ) on the co- and cross-polar unit vectors of `polarization`
+    /// (Ludwig 3: co = cos(φ−ψ) θ̂ − sin(φ−ψ) φ̂, cross = sin(φ−ψ) θ̂ + cos(φ−ψ) φ̂).
+    pub fn co_cross(&self) -> (Vec<Complex64>, Vec<Complex64>) {
+        let np = self.phi.len().max(1);
+        let mut co = Vec::with_capacity(self.e_theta.len());
+        let mut cross = Vec::with_capacity(self.e_theta.len());
+        for (i, (&et, &ep)) in self.e_theta.iter().zip(&self.e_phi).enumerate() {
+            let (c, x) = self.basis(self.phi.get(i % np).copied().unwrap_or(0.0));
+            co.push(et * c[0] + ep * c[1]);
+            cross.push(et * x[0] + ep * x[1]);
+        }
+        (co, cross)
+    }
+
+    /// The co- and cross-polar partial directivities (linear): D times each part's
+    /// share of |E|²; they add up to D.
+    pub fn co_cross_directivity(&self) -> (Vec<f64>, Vec<f64>) {
+        let (co, cross) = self.co_cross();
+        let part = |v: &[Complex64]| -> Vec<f64> {
+            v.iter()
+                .zip(self.e_theta.iter().zip(&self.e_phi))
+                .zip(&self.directivity)
+                .map(|((c, (et, ep)), d)| {
+                    let all = et.norm_sqr() + ep.norm_sqr();
+                    if all > 0.0 {
+                        d * c.norm_sqr() / all
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        };
+        (part(&co), part(&cross))
+    }
+
+    /// The polarisation ellipse per direction: the axial ratio (linear, ≥ 1; ∞ for a
+    /// linear field or none) and its sense, +1 right-hand (RHCP), −1 left-hand, 0 linear
+    /// or no field (IEEE Std 145: the sense seen along the direction of propagation r̂).
+    /// With e^{+jωt}, right-hand is θ̂ − jφ̂, so E_R = (E_θ + jE_φ)/√2 and
+    /// E_L = (E_θ − jE_φ)/√2; AR = (|E_R| + |E_L|) / ||E_R| − |E_L||.
+    pub fn axial_ratio(&self) -> (Vec<f64>, Vec<i8>) {
+        let j = Complex64::new(0.0, 1.0);
+        self.e_theta
+            .iter()
+            .zip(&self.e_phi)
+            .map(|(&et, &ep)| {
+                let r = (et + j * ep).norm();
+                let l = (et - j * ep).norm();
+                let diff = r - l;
+                if diff.abs() <= 1e-12 * (r + l) || r + l == 0.0 {
+                    (f64::INFINITY, 0)
+                } else {
+                    ((r + l) / diff.abs(), if diff > 0.0 { 1 } else { -1 })
+                }
+            })
+            .unzip()
+    }
+}
+
+/// An axial ratio (linear) in dB, ∞ (linear polarisation) clamped to 300 like [`db`].
+pub fn ar_db(ar: f64) -> f64 {
+    if ar.is_finite() {
+        (20.0 * ar.log10()).min(300.0)
+    } else {
+        300.0
+    }
 }
 
 /// The port's incident and accepted power at the far field's frequency (W, normalised as
@@ -138,21 +333,22 @@ struct Currents {
 impl Currents {
     fn new(s: &Surface) -> Currents {
         let (k, eta) = medium(s);
+        let samples = s.with_images();
         let mut coords: [Vec<f64>; 3] = Default::default();
         for (a, c) in coords.iter_mut().enumerate() {
-            *c = s.samples.iter().map(|p| p.pos[a]).collect();
+            *c = samples.iter().map(|p| p.pos[a]).collect();
             c.sort_by(f64::total_cmp);
             c.dedup();
         }
         let distinct: usize = coords.iter().map(Vec::len).sum();
-        let tables = distinct <= s.samples.len() && s.samples.len() < u32::MAX as usize;
+        let tables = distinct <= samples.len() && samples.len() < u32::MAX as usize;
         let axis_of =
             |n: [f64; 3]| (0..3).find(|&a| n[a].abs() == 1.0 && n[(a + 1) % 3] == 0.0 && n[(a + 2) % 3] == 0.0);
         let index = |a: usize, x: f64| coords[a].binary_search_by(|v| v.total_cmp(&x)).unwrap_or(0) as u32;
         // (axis, ia, iu, iv, currents) of every tabled sample, then sorted into rows.
         let mut tabled: Vec<(usize, u32, u32, u32, [Complex64; 4])> = Vec::new();
         let mut other = Vec::new();
-        for p in &s.samples {
+        for p in samples.iter() {
             let j = cross(p.normal, p.h).map(|c| c * p.area);
             let m = cross(p.normal, p.e).map(|c| -c * p.area);
             match axis_of(p.normal).filter(|_| tables) {
@@ -365,28 +561,30 @@ pub fn quadrature_size(k: f64, radius: f64) -> (usize, usize) {
     (n, 2 * n)
 }
 
-/// The radius (m) of the samples about the centre of their bounding box.
+/// The radius (m) of the samples and their images about the centre of their bounding box.
 fn surface_radius(s: &Surface) -> f64 {
+    let samples = s.with_images();
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for p in &s.samples {
+    for p in samples.iter() {
         for a in 0..3 {
             lo[a] = lo[a].min(p.pos[a]);
             hi[a] = hi[a].max(p.pos[a]);
         }
     }
     let c: Vec<f64> = (0..3).map(|a| 0.5 * (lo[a] + hi[a])).collect();
-    s.samples
+    samples
         .iter()
         .map(|p| (0..3).map(|a| (p.pos[a] - c[a]).powi(2)).sum::<f64>().sqrt())
         .fold(0.0, f64::max)
 }
 
 /// Total radiated power ∫U dΩ of a surface, by the quadrature of [`quadrature_size`]
-/// (independent of any output grid).
+/// (independent of any output grid), over the space that exists: the surface and its
+/// images radiate over the whole sphere, and each ground plane keeps half of that.
 pub fn radiated_power(s: &Surface) -> f64 {
     let cur = Currents::new(s);
-    radiated_power_of(&cur, surface_radius(s))
+    s.power_share() * radiated_power_of(&cur, surface_radius(s))
 }
 
 fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
@@ -408,7 +606,8 @@ fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
 /// The far field of the closed surface `s` on the grid `theta` × `phi` (rad), with the
 /// radiated power from an accurate quadrature of the whole sphere (not from this grid),
 /// and with `port` (the driving port's powers at `s.freq`) the efficiency, gain and
-/// realized gain.
+/// realized gain. With image planes (`s.images`) the samples' images take part, the
+/// field behind a ground plane is zero and P_rad covers the space in front of it.
 ///
 /// Equivalent currents J = n̂×H, M = −n̂×E on each sample; radiation vectors
 /// N = Σ J·e^{jk r'·r̂}·dA, L = Σ M·e^{jk r'·r̂}·dA (the midpoint rule on each patch);
@@ -420,13 +619,19 @@ fn radiated_power_of(cur: &Currents, radius: f64) -> f64 {
 pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option<PortPower>) -> FarField {
     let cur = Currents::new(s);
     let dirs: Vec<(f64, f64)> = theta.iter().flat_map(|&t| phi.iter().map(move |&p| (t, p))).collect();
-    let fields = if cur.is_empty() {
-        vec![(Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0)); dirs.len()]
+    let zero = (Complex64::new(0.0, 0.0), Complex64::new(0.0, 0.0));
+    let mut fields = if cur.is_empty() {
+        vec![zero; dirs.len()]
     } else {
         cur.fields(theta, phi)
     };
+    for (e, &(t, p)) in fields.iter_mut().zip(&dirs) {
+        if s.hidden(t, p) {
+            *e = zero;
+        }
+    }
     let intensity: Vec<f64> = fields.iter().map(|&e| cur.intensity(e)).collect();
-    let p_rad = radiated_power_of(&cur, surface_radius(s));
+    let p_rad = s.power_share() * radiated_power_of(&cur, surface_radius(s));
     let four_pi = 4.0 * std::f64::consts::PI;
     let ratio = |p: f64| -> Option<Vec<f64>> {
         (p > 0.0 && p.is_finite()).then(|| intensity.iter().map(|u| four_pi * u / p).collect())
@@ -462,6 +667,8 @@ pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option
         efficiency,
         gain,
         realized_gain,
+        polarization: Polarization::default(),
+        images: s.images.clone(),
     }
 }
 
@@ -649,9 +856,49 @@ pub fn summary_lines(ffs: &[FarField]) -> Vec<String> {
         if let Some(g) = peak(&f.realized_gain) {
             line += &format!(", realized {} dBi", crate::fmt::fixed(db(g), 2));
         }
+        if !f.images.is_empty() {
+            let planes: Vec<String> = f.images.iter().map(ImagePlane::describe).collect();
+            line += &format!(", image planes {}", planes.join(", "));
+        }
         out.push(line);
+        if let Some(p) = polarization_line(f) {
+            out.push(p);
+        }
     }
     out
+}
+
+/// The polarisation at the peak: the cross-polar level below the co-polar one for the
+/// far field's reference, and the axial ratio with its sense (or "linear").
+fn polarization_line(f: &FarField) -> Option<String> {
+    let np = f.phi.len();
+    let it = f.theta.iter().position(|&t| t == f.max_at.0)?;
+    let ip = f.phi.iter().position(|&p| p == f.max_at.1)?;
+    let i = it * np + ip;
+    let (co, cross) = f.co_cross();
+    let (ar, sense) = f.axial_ratio();
+    let (c, x) = (co.get(i)?.norm_sqr(), cross.get(i)?.norm_sqr());
+    if c + x == 0.0 {
+        return None;
+    }
+    let reference = match f.polarization {
+        Polarization::Theta => "θ".to_string(),
+        Polarization::Phi => "φ".to_string(),
+        Polarization::Ludwig3 { angle } => format!("Ludwig 3, {}° from x", crate::fmt::sig(angle, 4)),
+    };
+    let level = if x == 0.0 || c / x > 1e10 {
+        "cross-pol more than 100 dB below co-pol".to_string()
+    } else {
+        format!("cross-pol {:.1} dB relative to co-pol", 10.0 * (x / c).log10())
+    };
+    let ar_db = ar_db(ar[i]);
+    let ellipse = if ar_db > LINEAR_AR_DB {
+        format!("axial ratio > {LINEAR_AR_DB:.0} dB (linear)")
+    } else {
+        let hand = if sense[i] > 0 { "RHCP" } else { "LHCP" };
+        format!("axial ratio {ar_db:.2} dB ({hand})")
+    };
+    Some(format!("  at the peak: {level} (co = {reference}), {ellipse}"))
 }
 
 #[cfg(test)]

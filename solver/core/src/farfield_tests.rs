@@ -129,6 +129,7 @@ fn cube(a: f64, n: usize, c: [f64; 3], field: impl Fn([f64; 3]) -> ([C; 3], [C; 
         eps_r: 1.0,
         mu_r: 1.0,
         samples,
+        images: Vec::new(),
     }
 }
 
@@ -437,7 +438,15 @@ fn port_power_gives_gain_and_efficiency() {
         assert!((g - 0.8 * d).abs() < 1e-12 && (rg - 0.5 * d).abs() < 1e-12);
     }
     let no_port = compute("d", &s, &grid(10.0, 180.0), &grid(30.0, 360.0), None);
-    let lines = summary_lines(&[ff, no_port]);
+    let all = summary_lines(&[ff, no_port]);
+    // Each far field: its line, then the polarisation at the peak (a z dipole: θ, linear).
+    assert_eq!(all.len(), 4, "{all:#?}");
+    assert!(
+        all[1].contains("cross-pol more than 100 dB below co-pol (co = θ)") && all[1].contains("(linear)"),
+        "{}",
+        all[1]
+    );
+    let lines: Vec<&String> = all.iter().filter(|l| l.starts_with("far field")).collect();
     assert_eq!(lines.len(), 2);
     assert!(
         lines[1].contains("transform units") && !lines[1].contains("G_max"),
@@ -617,4 +626,405 @@ fn port_power_interpolates_the_driven_port() {
     assert_eq!(all.len(), 2);
     let e = all[0].efficiency.unwrap();
     assert!((e - all[0].radiated_power / 0.9).abs() < 1e-12 * e);
+}
+
+/// The faces of the box `lo..hi` (patches of side about `h`) except those `open` names
+/// (x_min, x_max, y_min, .. order), sampling `field`, with the image planes `images`.
+fn open_box(
+    lo: [f64; 3],
+    hi: [f64; 3],
+    h: f64,
+    open: [bool; 6],
+    images: Vec<ImagePlane>,
+    field: impl Fn([f64; 3]) -> ([C; 3], [C; 3]),
+) -> Surface {
+    let n = [0, 1, 2].map(|a| ((hi[a] - lo[a]) / h).round().max(1.0) as usize);
+    let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) / n[a] as f64);
+    let mut samples = Vec::new();
+    for axis in 0..3 {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        for (k, side) in [-1.0, 1.0].into_iter().enumerate() {
+            if open[2 * axis + k] {
+                continue;
+            }
+            for i in 0..n[u] {
+                for j in 0..n[v] {
+                    let mut pos = [0.0; 3];
+                    pos[axis] = if side < 0.0 { lo[axis] } else { hi[axis] };
+                    pos[u] = lo[u] + (i as f64 + 0.5) * d[u];
+                    pos[v] = lo[v] + (j as f64 + 0.5) * d[v];
+                    let mut normal = [0.0; 3];
+                    normal[axis] = side;
+                    let (e, hh) = field(pos);
+                    samples.push(SurfaceSample {
+                        pos,
+                        area: d[u] * d[v],
+                        normal,
+                        e,
+                        h: hh,
+                    });
+                }
+            }
+        }
+    }
+    Surface {
+        freq: F,
+        eps_r: 1.0,
+        mu_r: 1.0,
+        samples,
+        images,
+    }
+}
+
+fn plane(axis: usize, side: f64, pec: bool, role: PlaneRole) -> ImagePlane {
+    ImagePlane {
+        axis,
+        position: 0.0,
+        side,
+        pec,
+        role,
+    }
+}
+
+/// P_rad over the upper half-space of U(θ) = c·f(θ) for r·E = `amp`·f^{1/2}: 2π∫U sinθ dθ
+/// on [0, π/2] (midpoint rule, 20000 intervals).
+fn half_space_power(u: impl Fn(f64) -> f64) -> f64 {
+    let m = 20000;
+    let h = 0.5 * PI / m as f64;
+    2.0 * PI
+        * (0..m)
+            .map(|i| {
+                let t = (i as f64 + 0.5) * h;
+                u(t) * t.sin() * h
+            })
+            .sum::<f64>()
+}
+
+/// Image theory on analytic fields: a z-directed Hertzian dipole at height h = 0.3 λ over
+/// a PEC ground plane z = 0, recorded on a box standing on the plane (no bottom face)
+/// with the *total* field (dipole + its image, which is what the grid holds). The
+/// transform with the PEC image plane must give r·E_θ = jηk·Il·sinθ/(4π)·2cos(kh cosθ)
+/// above the plane (the array factor of the dipole and its image), zero below, P_rad the
+/// half-space integral and D = 4πU/P_rad. Bounds as in (a) (same sampling); without the
+/// image plane the same box is far off (it is not closed).
+#[test]
+fn vertical_dipole_over_pec_has_the_image_array_factor() {
+    let l = lambda();
+    let (il, h) = (C::new(1e-3, 0.0), 0.3 * l);
+    let field = |r: [f64; 3]| {
+        let (e1, h1) = dipole(r, [0.0, 0.0, h], [0.0, 0.0, 1.0], il);
+        let (e2, h2) = dipole(r, [0.0, 0.0, -h], [0.0, 0.0, 1.0], il);
+        (addc(e1, e2), addc(h1, h2))
+    };
+    let ground = plane(2, 1.0, true, PlaneRole::Ground);
+    let mut open = [false; 6];
+    open[4] = true;
+    let s = open_box(
+        [-0.5 * l, -0.5 * l, 0.0],
+        [0.5 * l, 0.5 * l, 0.8 * l],
+        l / 40.0,
+        open,
+        vec![ground],
+        field,
+    );
+    let ff = compute("mono", &s, &theta_grid(), &phi_grid(), None);
+    let kh = k0() * h;
+    let amp = ETA * k0() * il.re / (4.0 * PI);
+    let want = |t: f64| {
+        if t > 0.5 * PI + 1e-9 {
+            0.0
+        } else {
+            2.0 * amp * t.sin() * (kh * t.cos()).cos()
+        }
+    };
+    let np = ff.phi.len();
+    let peak = 2.0 * amp;
+    for (i, (et, ep)) in ff.e_theta.iter().zip(&ff.e_phi).enumerate() {
+        let t = ff.theta[i / np];
+        assert!(
+            (et.norm() - want(t).abs()).abs() < 0.01 * peak,
+            "|E_θ| at θ {t}: {et} vs {}",
+            want(t)
+        );
+        assert!(ep.norm() < 0.01 * peak, "E_φ at θ {t}: {ep}");
+    }
+    let p_want = half_space_power(|t| (want(t)).powi(2) / (2.0 * ETA));
+    let u_max = (0..=9000)
+        .map(|i| want(0.5 * PI * i as f64 / 9000.0).powi(2) / (2.0 * ETA))
+        .fold(0.0, f64::max);
+    let d_want = 4.0 * PI * u_max / p_want;
+    report("vertical dipole over PEC", &ff, d_want, p_want, |r| {
+        if r[2] < -1e-9 {
+            0.0
+        } else {
+            (1.0 - r[2] * r[2]) * (kh * r[2]).cos().powi(2)
+        }
+    });
+    let rel = (ff.radiated_power / p_want - 1.0).abs();
+    assert!(rel < 0.005, "P_rad {} vs {p_want} ({rel})", ff.radiated_power);
+    assert!(
+        db_err(ff.max_directivity, d_want) < 0.02,
+        "D_max {} vs {} dBi",
+        db(ff.max_directivity),
+        db(d_want)
+    );
+    // Without the image plane: an open surface, far off.
+    let mut bare = s.clone();
+    bare.images.clear();
+    let wrong = compute("bare", &bare, &theta_grid(), &phi_grid(), None);
+    assert!(
+        (wrong.radiated_power / p_want - 1.0).abs() > 0.05 || db_err(wrong.max_directivity, d_want) > 0.1,
+        "the open box passed without its image"
+    );
+}
+
+/// A horizontal (x) dipole over PEC: the image current is reversed (tangential), so the
+/// array factor is 2j·sin(kh cosθ) (broadside null at the horizon); over PMC it is kept,
+/// 2cos(kh cosθ). Checks the tangential sign rules of both walls on the field itself.
+#[test]
+fn horizontal_dipole_images_over_pec_and_pmc() {
+    let l = lambda();
+    let (il, h) = (C::new(1e-3, 0.0), 0.25 * l);
+    let kh = k0() * h;
+    let amp = ETA * k0() * il.re / (4.0 * PI);
+    for pec in [true, false] {
+        let sign = if pec { -1.0 } else { 1.0 };
+        let field = |r: [f64; 3]| {
+            let (e1, h1) = dipole(r, [0.0, 0.0, h], [1.0, 0.0, 0.0], il);
+            let (e2, h2) = dipole(r, [0.0, 0.0, -h], [1.0, 0.0, 0.0], il * sign);
+            (addc(e1, e2), addc(h1, h2))
+        };
+        let mut open = [false; 6];
+        open[4] = true;
+        let s = open_box(
+            [-0.5 * l, -0.5 * l, 0.0],
+            [0.5 * l, 0.5 * l, 0.7 * l],
+            l / 40.0,
+            open,
+            vec![plane(2, 1.0, pec, PlaneRole::Ground)],
+            field,
+        );
+        let ff = compute("h", &s, &theta_grid(), &phi_grid(), None);
+        let np = ff.phi.len();
+        for (i, (et, ep)) in ff.e_theta.iter().zip(&ff.e_phi).enumerate() {
+            let (t, p) = (ff.theta[i / np], ff.phi[i % np]);
+            // An x dipole: r·E = jηk·Il/(4π)·(cosθ cosφ θ̂ − sinφ φ̂) per element.
+            let af = if t > 0.5 * PI + 1e-9 {
+                0.0
+            } else if pec {
+                2.0 * (kh * t.cos()).sin()
+            } else {
+                2.0 * (kh * t.cos()).cos()
+            };
+            let (wt, wp) = (amp * af * t.cos() * p.cos(), amp * af * p.sin());
+            assert!(
+                (et.norm() - wt.abs()).abs() < 0.01 * 2.0 * amp && (ep.norm() - wp.abs()).abs() < 0.01 * 2.0 * amp,
+                "{} at θ {t}, φ {p}: ({et}, {ep}) vs ({wt}, {wp})",
+                if pec { "PEC" } else { "PMC" }
+            );
+        }
+    }
+}
+
+/// A symmetric half-model: a z dipole at the origin cut by the plane y = 0 (its current
+/// tangential to the plane, so the plane is a PMC symmetry plane), recorded on the half
+/// box y ≥ 0 (no y_min face): the same D_max, pattern and P_rad as the whole dipole
+/// (1.5, sin²θ, η(kIl)²/(12π)), over the whole sphere. The same half box with the
+/// plane read as a ground plane would report half the power and D 3 dB higher.
+#[test]
+fn half_model_with_a_symmetry_plane_is_the_whole_dipole() {
+    let l = lambda();
+    let il = C::new(1e-3, 0.0);
+    let field = |r: [f64; 3]| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il);
+    let mut open = [false; 6];
+    open[2] = true;
+    let sym = plane(1, 1.0, false, PlaneRole::Symmetry);
+    let s = open_box(
+        [-0.5 * l, 0.0, -0.5 * l],
+        [0.5 * l, 0.5 * l, 0.5 * l],
+        l / 40.0,
+        open,
+        vec![sym],
+        field,
+    );
+    let ff = compute("half", &s, &theta_grid(), &phi_grid(), None);
+    report("half model (PMC symmetry)", &ff, 1.5, hertz_p_rad(il.re), |r| {
+        1.0 - r[2] * r[2]
+    });
+    assert!(
+        db_err(ff.max_directivity, 1.5) < 0.02,
+        "D_max {}",
+        db(ff.max_directivity)
+    );
+    assert!(pattern_error(&ff, |r| 1.0 - r[2] * r[2]) < 0.01);
+    let rel = (ff.radiated_power / hertz_p_rad(il.re) - 1.0).abs();
+    assert!(rel < 0.005, "P_rad off by {rel}");
+    // The wrong wall (PEC) reverses the image's tangential current: not a dipole.
+    let mut wrong = s.clone();
+    wrong.images[0].pec = true;
+    let w = compute("wrong", &wrong, &theta_grid(), &phi_grid(), None);
+    assert!(
+        pattern_error(&w, |r| 1.0 - r[2] * r[2]) > 0.05,
+        "a PEC image passed for a PMC plane"
+    );
+    // Read as a ground plane: half the power, twice the directivity, nothing at y < 0.
+    let mut ground = s.clone();
+    ground.images[0].role = PlaneRole::Ground;
+    let g = compute("ground", &ground, &theta_grid(), &phi_grid(), None);
+    assert!((g.radiated_power / ff.radiated_power - 0.5).abs() < 1e-9);
+    assert!((g.max_directivity / ff.max_directivity - 2.0).abs() < 1e-9);
+    let np = g.phi.len();
+    let behind = |i: usize| g.theta[i / np].sin() * g.phi[i % np].sin() < -1e-9;
+    assert!((0..g.intensity.len()).all(|i| !behind(i) || g.intensity[i] == 0.0));
+    assert!((0..g.intensity.len()).any(|i| behind(i)));
+}
+
+/// Two planes: the vertical dipole over PEC ground of the first image test, as a
+/// half-model cut by a PMC symmetry plane y = 0 (a quarter of the box): the same far
+/// field as the half box over the ground alone.
+#[test]
+fn ground_and_symmetry_planes_together() {
+    let l = lambda();
+    let (il, h) = (C::new(1e-3, 0.0), 0.3 * l);
+    let field = |r: [f64; 3]| {
+        let (e1, h1) = dipole(r, [0.0, 0.0, h], [0.0, 0.0, 1.0], il);
+        let (e2, h2) = dipole(r, [0.0, 0.0, -h], [0.0, 0.0, 1.0], il);
+        (addc(e1, e2), addc(h1, h2))
+    };
+    let ground = plane(2, 1.0, true, PlaneRole::Ground);
+    let sym = plane(1, 1.0, false, PlaneRole::Symmetry);
+    let mut open = [false; 6];
+    open[4] = true;
+    let half = open_box(
+        [-0.5 * l, -0.5 * l, 0.0],
+        [0.5 * l, 0.5 * l, 0.8 * l],
+        l / 40.0,
+        open,
+        vec![ground],
+        field,
+    );
+    open[2] = true;
+    let quarter = open_box(
+        [-0.5 * l, 0.0, 0.0],
+        [0.5 * l, 0.5 * l, 0.8 * l],
+        l / 40.0,
+        open,
+        vec![ground, sym],
+        field,
+    );
+    let a = compute("half", &half, &theta_grid(), &phi_grid(), None);
+    let b = compute("quarter", &quarter, &theta_grid(), &phi_grid(), None);
+    assert!(
+        db_err(a.max_directivity, b.max_directivity) < 1e-6,
+        "{} vs {}",
+        db(a.max_directivity),
+        db(b.max_directivity)
+    );
+    assert!((a.radiated_power / b.radiated_power - 1.0).abs() < 1e-6);
+    let worst = a
+        .directivity
+        .iter()
+        .zip(&b.directivity)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-6 * a.max_directivity, "patterns differ by {worst}");
+}
+
+/// Co/cross (Ludwig 3 and θ/φ) and the polarisation ellipse on fields whose split is
+/// known in closed form:
+/// - a z dipole is θ-polarised everywhere: with the θ reference, cross = 0 and the axial
+///   ratio is infinite (linear, sense 0); with φ the two swap;
+/// - an x dipole with Ludwig 3 about x: co = cosθcos²φ + sin²φ, cross = sinφcosφ(cosθ − 1)
+///   times the dipole's amplitude (zero in the principal planes), and the "y" reference
+///   swaps them;
+/// - crossed x and −j·y dipoles radiate x̂ − jŷ along ±z: right-hand circular towards +z
+///   (AR 0 dB, sense +1), left-hand towards −z (IEEE, e^{+jωt}).
+#[test]
+fn co_cross_and_axial_ratio_of_known_fields() {
+    let l = lambda();
+    let il = C::new(1e-3, 0.0);
+    let amp = ETA * k0() * il.re / (4.0 * PI);
+    let zs = cube(0.5 * l, 30, [0.0; 3], |r| dipole(r, [0.0; 3], [0.0, 0.0, 1.0], il));
+    let mut ff = compute("z", &zs, &theta_grid(), &phi_grid(), None);
+    let (co, cross) = ff.co_cross();
+    assert!(cross
+        .iter()
+        .zip(&co)
+        .all(|(x, c)| x.norm() <= 1e-2 * c.norm().max(amp * 0.05)));
+    let (dco, dx) = ff.co_cross_directivity();
+    let sum_err = dco
+        .iter()
+        .zip(&dx)
+        .zip(&ff.directivity)
+        .map(|((a, b), d)| (a + b - d).abs())
+        .fold(0.0, f64::max);
+    assert!(sum_err < 1e-12);
+    let (ar, sense) = ff.axial_ratio();
+    let np = ff.phi.len();
+    let at = |t: f64, p: f64| {
+        ff.theta
+            .iter()
+            .position(|&x| (x - t.to_radians()).abs() < 1e-9)
+            .unwrap()
+            * np
+            + ff.phi.iter().position(|&x| (x - p.to_radians()).abs() < 1e-9).unwrap()
+    };
+    let i = at(90.0, 30.0);
+    assert!(ar_db(ar[i]) > 40.0, "AR {} dB for a linear field", ar_db(ar[i]));
+    assert!(sense[i] == 0 || ar_db(ar[i]) > 40.0);
+    ff.polarization = Polarization::Phi;
+    let (co2, cross2) = ff.co_cross();
+    assert!((cross2[i].norm() - co[i].norm()).abs() < 1e-12 && co2[i].norm() < 1e-12 * co[i].norm().max(1.0) + 1e-9);
+
+    let xs = cube(0.5 * l, 30, [0.0; 3], |r| dipole(r, [0.0; 3], [1.0, 0.0, 0.0], il));
+    let mut fx = compute("x", &xs, &theta_grid(), &phi_grid(), None);
+    fx.polarization = Polarization::Ludwig3 { angle: 0.0 };
+    let (co, cross) = fx.co_cross();
+    for (i, (c, x)) in co.iter().zip(&cross).enumerate() {
+        let (t, p) = (fx.theta[i / np], fx.phi[i % np]);
+        let wc = amp * (t.cos() * p.cos().powi(2) + p.sin().powi(2));
+        let wx = amp * p.sin() * p.cos() * (t.cos() - 1.0);
+        assert!(
+            (c.norm() - wc.abs()).abs() < 0.01 * amp,
+            "co at θ {t} φ {p}: {c} vs {wc}"
+        );
+        assert!(
+            (x.norm() - wx.abs()).abs() < 0.01 * amp,
+            "cross at θ {t} φ {p}: {x} vs {wx}"
+        );
+    }
+    fx.polarization = Polarization::Ludwig3 { angle: 90.0 };
+    let (co_y, cross_y) = fx.co_cross();
+    assert!(co_y
+        .iter()
+        .zip(&cross)
+        .all(|(a, b)| (a.norm() - b.norm()).abs() < 1e-9 * amp));
+    assert!(cross_y
+        .iter()
+        .zip(&co)
+        .all(|(a, b)| (a.norm() - b.norm()).abs() < 1e-9 * amp));
+
+    let cs = cube(0.5 * l, 30, [0.0; 3], |r| {
+        let (e1, h1) = dipole(r, [0.0; 3], [1.0, 0.0, 0.0], il);
+        let (e2, h2) = dipole(r, [0.0; 3], [0.0, 1.0, 0.0], il * C::new(0.0, -1.0));
+        (addc(e1, e2), addc(h1, h2))
+    });
+    let fc = compute("c", &cs, &theta_grid(), &phi_grid(), None);
+    let (ar, sense) = fc.axial_ratio();
+    let (up, down) = (at(0.0, 0.0), at(180.0, 0.0));
+    assert!(
+        ar_db(ar[up]) < 0.1 && sense[up] == 1,
+        "towards +z: AR {} dB, sense {}",
+        ar_db(ar[up]),
+        sense[up]
+    );
+    assert!(
+        ar_db(ar[down]) < 0.1 && sense[down] == -1,
+        "towards −z: AR {} dB, sense {}",
+        ar_db(ar[down]),
+        sense[down]
+    );
+    // In the xy plane the y dipole's field is along z only at φ = 0: linear there.
+    let side = at(90.0, 0.0);
+    assert!(ar_db(ar[side]) > 40.0, "at the horizon φ 0: AR {} dB", ar_db(ar[side]));
 }

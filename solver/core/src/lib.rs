@@ -29,6 +29,7 @@ pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 pub mod backend;
 pub mod checkpoint;
 pub mod farfield;
+pub mod farfield_csv;
 pub mod fmt;
 pub mod model;
 pub mod monitors;

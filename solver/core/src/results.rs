@@ -38,6 +38,8 @@ pub struct FarFieldRecording {
     /// Degrees.
     pub theta_step: f64,
     pub phi_step: f64,
+    /// The reference of the co-/cross-polar split.
+    pub polarization: crate::scene::Polarization,
     pub surfaces: Vec<crate::farfield::Surface>,
 }
 

@@ -421,7 +421,10 @@ fn precheck_files(path: &Path, model: &Model, opts: &Hdf5Options) -> Result<(), 
         }
         safe_create::check_existing(path).map_err(|e| publish_error(e, path))?;
     }
-    for c in crate::ports::companions(path, model) {
+    let farfield_csv = crate::results_farfield::csv_companions(path, model)
+        .into_iter()
+        .map(|(_, p)| p);
+    for c in crate::ports::companions(path, model).into_iter().chain(farfield_csv) {
         if let Ok(m) = std::fs::symlink_metadata(&c) {
             if !opts.force {
                 return Err(OutputError::CompanionExists {
@@ -1580,14 +1583,20 @@ impl Output for Hdf5Sink {
             let bytes: usize = results
                 .farfields
                 .iter()
-                .map(|f| 4096 + f.theta.len() * f.phi.len() * 96)
+                .map(|f| 4096 + f.theta.len() * f.phi.len() * 160)
                 .sum();
             self.reserve_ahead(bytes as u64)?;
             let r = crate::results_farfield::write_farfields(self.file(), &results.farfields);
             r.map_err(|e| self.err("writing /farfield".into(), e))?;
         }
+        let mut written = crate::results_farfield::write_csv_companions(&self.path, model, &results.farfields)
+            .map_err(|(companion, source)| OutputError::Companion {
+                path: self.path.clone(),
+                companion,
+                source,
+            })?;
         if results.ports.is_empty() {
-            return Ok(Vec::new());
+            return Ok(written);
         }
         self.reserve_ahead((results.ports.len() * results.ports[0].freq.len() * 128) as u64)?;
         let r = crate::ports::write_results(self.file(), results);
@@ -1614,7 +1623,8 @@ impl Output for Hdf5Sink {
                 None => self.companions.push((f.clone(), Some(id))),
             }
         }
-        Ok(files)
+        written.extend(files);
+        Ok(written)
     }
 
     fn finish(self: Box<Self>, outcome: Outcome) -> Result<(), OutputFailure> {

@@ -13,9 +13,52 @@
 //! /farfield/<name>/directivity_dBi    f64[nf, nθ, nφ]
 //! /farfield/<name>/gain_dBi           f64[nf, nθ, nφ]  with a driven port
 //! /farfield/<name>/realized_gain_dBi  f64[nf, nθ, nφ]  with a driven port
+//! /farfield/<name>/E_co, E_cross      f64[nf, nθ, nφ, 2]  co-/cross-polar r·E (attrs
+//!                                     polarization, polarization_angle say the reference)
+//! /farfield/<name>/directivity_co_dBi, directivity_cross_dBi  f64[nf, nθ, nφ]
+//! /farfield/<name>/axial_ratio_dB     f64[nf, nθ, nφ]  300 = linear
+//! /farfield/<name>/sense              i8[nf, nθ, nφ]   +1 RHCP, −1 LHCP, 0 linear
 //! ```
-use fdtd_core::farfield::{db, Complex64, FarField};
+use fdtd_core::farfield::{db, Complex64, FarField, Polarization};
+use fdtd_core::model::Model;
 use hdf5::{Group, H5Type, Location};
+use std::path::{Path, PathBuf};
+
+/// The CSV companions of `path` (`<stem>_farfield_<name>.csv`), one per far-field box
+/// of `model`: written once the run's results are (see [`write_csv_companions`]).
+pub(crate) fn csv_companions(path: &Path, model: &Model) -> Vec<(String, PathBuf)> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new(""));
+    model
+        .monitors
+        .iter()
+        .filter(|m| matches!(m.kind, fdtd_core::monitors::Kind::FarField { .. }))
+        .map(|m| (m.name.clone(), dir.join(format!("{stem}_farfield_{}.csv", m.name))))
+        .collect()
+}
+
+/// Write the pattern CSV of every far field of `ffs` to its companion of `path` (each
+/// under a temporary name, created new, then renamed: `xdmf::write_atomic`); the paths
+/// written, or the one that failed and why.
+pub(crate) fn write_csv_companions(
+    path: &Path,
+    model: &Model,
+    ffs: &[FarField],
+) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
+    let names = csv_companions(path, model);
+    let mut written = Vec::new();
+    for (name, set) in fdtd_core::farfield_csv::by_name(ffs) {
+        let Some((_, file)) = names.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        crate::xdmf::write_atomic(file, &fdtd_core::farfield_csv::csv(&set)).map_err(|e| (file.clone(), e))?;
+        written.push(file.clone());
+    }
+    Ok(written)
+}
 
 fn put_arr<T: H5Type>(loc: &Location, name: &str, v: &[T]) -> hdf5::Result<()> {
     loc.new_attr_builder().with_data(v).create(name).map(|_| ())
@@ -100,7 +143,7 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
         dataset(&g, "gain_dBi", shape.clone(), &d)?;
     }
     if let Some(d) = dbs(&|f| f.realized_gain.as_ref()) {
-        dataset(&g, "realized_gain_dBi", shape, &d)?;
+        dataset(&g, "realized_gain_dBi", shape.clone(), &d)?;
     }
     put_arr(
         &g,
@@ -127,12 +170,62 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
             &set.iter().map(|f| f.efficiency.unwrap_or(f64::NAN)).collect::<Vec<_>>(),
         )?;
     }
-    let units: hdf5::types::VarLenUnicode = "V".parse().expect("no NUL");
+    put_text(&g, "units_E", "V")?;
+    write_polarization(&g, set, &shape)?;
+    if !first.images.is_empty() {
+        let planes: Vec<String> = first.images.iter().map(|p| p.describe()).collect();
+        put_text(&g, "image_planes", &planes.join(", "))?;
+    }
+    Ok(())
+}
+
+fn put_text(g: &Group, name: &str, text: &str) -> hdf5::Result<()> {
+    let v: hdf5::types::VarLenUnicode = text.parse().map_err(|_| format!("attribute {name}: NUL in text"))?;
     g.new_attr::<hdf5::types::VarLenUnicode>()
         .shape(())
-        .create("units_E")?
-        .write_scalar(&units)?;
-    Ok(())
+        .create(name)?
+        .write_scalar(&v)
+}
+
+/// The co-/cross-polar split and the polarisation ellipse (docs/output-format.md):
+/// `E_co`, `E_cross` (re, im), `directivity_co_dBi`, `directivity_cross_dBi`,
+/// `axial_ratio_dB` (300 = linear), `sense` (+1 RHCP, −1 LHCP, 0 linear), and the
+/// reference as attributes `polarization` ("theta", "phi", "ludwig3") and, for Ludwig
+/// 3, `polarization_angle` (degrees from x).
+fn write_polarization(g: &Group, set: &[&FarField], shape: &[usize]) -> hdf5::Result<()> {
+    let n: usize = shape.iter().product();
+    let (mut co, mut cross) = (Vec::with_capacity(2 * n), Vec::with_capacity(2 * n));
+    let (mut dco, mut dcross) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut ar, mut sense) = (Vec::with_capacity(n), Vec::<i8>::with_capacity(n));
+    for f in set {
+        let (c, x) = f.co_cross();
+        co.extend(c.iter().flat_map(|z| [z.re, z.im]));
+        cross.extend(x.iter().flat_map(|z| [z.re, z.im]));
+        let (dc, dx) = f.co_cross_directivity();
+        dco.extend(dc.iter().map(|&d| db(d)));
+        dcross.extend(dx.iter().map(|&d| db(d)));
+        let (a, s) = f.axial_ratio();
+        ar.extend(a.iter().map(|&a| fdtd_core::farfield::ar_db(a)));
+        sense.extend(s);
+    }
+    let complex_shape = [shape, &[2]].concat();
+    dataset(g, "E_co", complex_shape.clone(), &co)?;
+    dataset(g, "E_cross", complex_shape, &cross)?;
+    dataset(g, "directivity_co_dBi", shape.to_vec(), &dco)?;
+    dataset(g, "directivity_cross_dBi", shape.to_vec(), &dcross)?;
+    dataset(g, "axial_ratio_dB", shape.to_vec(), &ar)?;
+    g.new_dataset::<i8>()
+        .shape(shape.to_vec())
+        .create("sense")?
+        .write_raw(&sense)?;
+    match set[0].polarization {
+        Polarization::Theta => put_text(g, "polarization", "theta"),
+        Polarization::Phi => put_text(g, "polarization", "phi"),
+        Polarization::Ludwig3 { angle } => {
+            put_text(g, "polarization", "ludwig3")?;
+            put_arr(g, "polarization_angle", &[angle])
+        }
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +252,7 @@ mod tests {
             directivity: d,
             theta,
             phi,
+            ..Default::default()
         }
     }
 
@@ -213,6 +307,27 @@ mod tests {
         assert_eq!(eff, vec![0.5, 0.5]);
         let dir = g.attr("max_direction").unwrap().read_raw::<f64>().unwrap();
         assert_eq!(dir, vec![90.0, 0.0, 90.0, 0.0]);
+        // Co/cross with the default θ reference: E_co = E_θ, E_cross = E_φ; the ellipse
+        // of (i − ji, 0.5 + 0.25j) and the reference as attributes.
+        assert_eq!(g.dataset("E_co").unwrap().shape(), vec![2, 3, 2, 2]);
+        let co = g.dataset("E_co").unwrap().read_raw::<f64>().unwrap();
+        assert_eq!(co, e);
+        let x = g.dataset("E_cross").unwrap().read_raw::<f64>().unwrap();
+        assert_eq!(&x[..2], &[0.5, 0.25]);
+        let ar = g.dataset("axial_ratio_dB").unwrap().read_raw::<f64>().unwrap();
+        let sense = g.dataset("sense").unwrap().read_raw::<i8>().unwrap();
+        assert_eq!((ar.len(), sense.len()), (12, 12));
+        let j = Complex64::new(0.0, 1.0);
+        let (et, ep) = (Complex64::new(1.0, -1.0), Complex64::new(0.5, 0.25));
+        let (r, l) = ((et + j * ep).norm(), (et - j * ep).norm());
+        assert!(
+            (ar[1] - 20.0 * ((r + l) / (r - l).abs()).log10()).abs() < 1e-9,
+            "{ar:?}"
+        );
+        assert_eq!(sense[1], if r > l { 1 } else { -1 });
+        assert!(g.dataset("directivity_cross_dBi").is_ok() && g.dataset("directivity_co_dBi").is_ok());
+        let pol: hdf5::types::VarLenUnicode = g.attr("polarization").unwrap().read_scalar().unwrap();
+        assert_eq!(pol.as_str(), "theta");
         let b = f.group("farfield/b").unwrap();
         assert!(b.dataset("gain_dBi").is_err() && b.attr("efficiency").is_err());
         drop(f);

@@ -10,7 +10,7 @@ pub mod monitor;
 pub mod waveform;
 
 pub use component::Component;
-pub use monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion};
+pub use monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion, Polarization};
 
 /// Speed of light in vacuum (m/s).
 pub const C0: f64 = 299_792_458.0;

@@ -74,4 +74,20 @@ pub struct FarFieldBox {
     /// Angular steps of the (θ, φ) grid (degrees).
     pub theta_step: f64,
     pub phi_step: f64,
+    /// The reference polarisation of the co-/cross-polar split.
+    pub polarization: Polarization,
+}
+
+/// The co-polar unit vector of a far field's co-/cross-polar split (`polarization`).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Polarization {
+    /// co = θ̂, cross = φ̂ ("theta": vertical for a z-directed wire; the default).
+    #[default]
+    Theta,
+    /// co = φ̂, cross = −θ̂ ("phi": horizontal).
+    Phi,
+    /// Ludwig's third definition about the z axis, the reference polarisation at
+    /// `angle` degrees from x towards y in the xy plane ("x": 0, "y": 90):
+    /// co = cos(φ−ψ) θ̂ − sin(φ−ψ) φ̂, cross = sin(φ−ψ) θ̂ + cos(φ−ψ) φ̂.
+    Ludwig3 { angle: f64 },
 }

@@ -1,6 +1,6 @@
 //! `[[monitors]]` and `[[farfield]]` (a child of `parse`, with its spanned walker).
 use super::{choice, components, domain_desc, list, num, within, Diag, Names, Problems, Tbl, Val, AXES, R};
-use crate::monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion};
+use crate::monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion, Polarization};
 use crate::Component;
 use toml::de::DeValue;
 
@@ -147,7 +147,7 @@ const MIN_ANGLE_STEP: f64 = 0.01;
 const MAX_DIRECTIONS: f64 = 1e7;
 
 fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldBox> {
-    t.check_keys(&["name", "frequencies", "box", "theta_step", "phi_step"])?;
+    t.check_keys(&["name", "frequencies", "box", "theta_step", "phi_step", "polarization"])?;
     let name = names.take(t, "farfield", i)?;
     let frequencies = t.get("frequencies").map(|v| frequencies(&v)).transpose()?;
     let region = t.get("box").map(|v| bounds(&v.table()?, size, true)).transpose()?;
@@ -192,6 +192,29 @@ fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldB
         region,
         theta_step,
         phi_step,
+        polarization: t
+            .get("polarization")
+            .map(|v| polarization(&v))
+            .transpose()?
+            .unwrap_or_default(),
+    })
+}
+
+/// `polarization = "theta" | "phi" | "x" | "y"` or an angle in degrees (Ludwig 3).
+fn polarization(v: &Val) -> R<Polarization> {
+    if let DeValue::Integer(_) | DeValue::Float(_) = v.value() {
+        let a = v.num()?;
+        if a.abs() > 360.0 {
+            return Err(v.err(format!("polarization angle {} degrees is outside -360 .. 360", num(a))));
+        }
+        return Ok(Polarization::Ludwig3 { angle: a });
+    }
+    let s = choice(v, "polarization", &["theta", "phi", "x", "y"], |_| None)?;
+    Ok(match s {
+        "theta" => Polarization::Theta,
+        "phi" => Polarization::Phi,
+        "x" => Polarization::Ludwig3 { angle: 0.0 },
+        _ => Polarization::Ludwig3 { angle: 90.0 },
     })
 }
 
@@ -240,7 +263,7 @@ pub(super) fn frequencies(v: &Val) -> R<Frequencies> {
 
 #[cfg(test)]
 mod tests {
-    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion};
+    use crate::monitor::{Frequencies, MonitorKind, MonitorRegion, Polarization};
     use crate::{Component, Scene, SceneError};
 
     const BASE: &str = "[domain]\ncell = 1e-3\ncells = [20, 20, 20]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n";
@@ -411,6 +434,25 @@ phi_step = 0
         assert_eq!(e[0].2, "farfield[0].phi_step", "{e:?}");
         assert!(e[0].3.contains("25930801 directions"), "{e:?}");
         parse("[[farfield]]\ntheta_step = 0.1\nphi_step = 0.1\n").unwrap();
+    }
+
+    #[test]
+    fn farfield_polarization_parses_names_and_angles() {
+        let pol = |v: &str| parse(&format!("[[farfield]]\npolarization = {v}\n")).unwrap().farfields[0].polarization;
+        assert_eq!(
+            parse("[[farfield]]\n").unwrap().farfields[0].polarization,
+            Polarization::Theta
+        );
+        assert_eq!(pol("\"theta\""), Polarization::Theta);
+        assert_eq!(pol("\"phi\""), Polarization::Phi);
+        assert_eq!(pol("\"x\""), Polarization::Ludwig3 { angle: 0.0 });
+        assert_eq!(pol("\"y\""), Polarization::Ludwig3 { angle: 90.0 });
+        assert_eq!(pol("45"), Polarization::Ludwig3 { angle: 45.0 });
+        let e = errors("[[farfield]]\npolarization = \"thet\"\n");
+        assert_eq!(e[0].2, "farfield[0].polarization", "{e:?}");
+        assert_eq!(e[0].4.as_deref(), Some("did you mean \"theta\"?"));
+        let e = errors("[[farfield]]\npolarization = 400\n");
+        assert!(e[0].3.contains("outside -360 .. 360"), "{e:?}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub const HALF_WAVE: Case = Case {
 };
 
 /// Run `text` on the case's backend through the end-of-run results of a session.
-fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, RunResults), CaseError> {
+pub(super) fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, RunResults), CaseError> {
     let (model, sink, monitors) = super::monitors::run_with_results(cx, text)?;
     let series = (!model.ports.is_empty()).then_some(&sink.ports);
     let results = complete(&model, monitors, series);
@@ -39,7 +39,7 @@ fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, RunResults), Cas
 
 /// The largest deviation of a pattern from `shape(θ)` (both normalised to their peak),
 /// over every direction of the far field's grid, and where.
-fn pattern_error(ff: &FarField, shape: impl Fn(f64) -> f64) -> (String, f64) {
+pub(super) fn pattern_error(ff: &FarField, shape: impl Fn(f64) -> f64) -> (String, f64) {
     let peak_shape = ff.theta.iter().map(|&t| shape(t)).fold(0.0, f64::max);
     let np = ff.phi.len();
     largest(ff.theta.iter().enumerate().flat_map(|(it, &t)| {
@@ -55,7 +55,7 @@ fn pattern_error(ff: &FarField, shape: impl Fn(f64) -> f64) -> (String, f64) {
     }))
 }
 
-fn dbi(d: f64) -> f64 {
+pub(super) fn dbi(d: f64) -> f64 {
     10.0 * d.log10()
 }
 
@@ -113,7 +113,7 @@ phi_step = 15
 /// Directivity (linear) and normalised pattern of a centre-fed dipole of length `l` with
 /// the sinusoidal current I(z) = sin(k(l/2 − |z|)) (Balanis eq. 4-56): the textbook
 /// reference for a thin dipole, D = 1.643 (2.15 dBi) at l = λ/2.
-fn sinusoidal_dipole(l: f64, freq: f64) -> (f64, impl Fn(f64) -> f64) {
+pub(super) fn sinusoidal_dipole(l: f64, freq: f64) -> (f64, impl Fn(f64) -> f64) {
     let kl2 = PI * freq / C0 * l;
     let u = move |t: f64| {
         let s = t.sin();

@@ -25,6 +25,7 @@ pub mod cpml;
 pub mod dipole;
 pub mod energy;
 pub mod fresnel;
+pub mod images;
 pub mod lossy;
 pub mod monitors;
 pub mod ports;
@@ -277,6 +278,9 @@ pub struct Case {
 pub const ALL: &[Case] = &[
     antenna::HERTZ,
     antenna::HALF_WAVE,
+    images::MONOPOLE,
+    images::HALF_MODEL,
+    images::POLARIZATION,
     cavity::PEC,
     cavity::PMC,
     dipole::CASE,

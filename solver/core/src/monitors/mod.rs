@@ -77,8 +77,14 @@ pub enum Kind {
     Dft,
     /// Net power through its faces.
     Flux,
-    /// Closed-surface phasors for the near-to-far-field transform.
-    FarField { theta_step: f64, phi_step: f64 },
+    /// Closed-surface phasors for the near-to-far-field transform, closed together with
+    /// their images in the domain's PEC/PMC faces (`images`, see [`crate::farfield`]).
+    FarField {
+        theta_step: f64,
+        phi_step: f64,
+        polarization: crate::scene::Polarization,
+        images: Vec<crate::farfield::ImagePlane>,
+    },
 }
 
 impl Kind {
@@ -241,7 +247,7 @@ pub fn build(scene: &Scene, grid: &Grid) -> Result<Vec<Monitor>, ModelError> {
                         max,
                     } => flux_plane(&m.name, grid, *axis, *position, *min, *max)?,
                     MonitorRegion::Box { min, max } => {
-                        let (lo, hi) = snap_box(&m.name, grid, *min, *max)?;
+                        let (lo, hi) = snap_box(&m.name, grid, *min, *max, [false; 6])?;
                         surface(lo, hi)
                     }
                 };
@@ -252,11 +258,20 @@ pub fn build(scene: &Scene, grid: &Grid) -> Result<Vec<Monitor>, ModelError> {
     }
     for f in &scene.farfields {
         let freqs = freqs_of(&f.name, &f.frequencies, true)?;
+        let images = image_planes(scene, grid, &f.name)?;
         let (lo, hi) = farfield_box(scene, grid, f)?;
-        let (blocks, faces) = surface(lo, hi);
+        // A face on a PEC/PMC plane is interior to the box and its images: not recorded.
+        let open = [0, 1, 2, 3, 4, 5].map(|i| {
+            let (a, high) = (i / 2, i % 2 == 1);
+            let at_wall = if high { hi[a] == grid.n[a] } else { lo[a] == 0 };
+            at_wall && is_wall(scene.boundaries.face(a, high))
+        });
+        let (blocks, faces) = surface_open(lo, hi, open);
         let kind = Kind::FarField {
             theta_step: f.theta_step,
             phi_step: f.phi_step,
+            polarization: f.polarization,
+            images,
         };
         out.push(finish(&f.name, kind, freqs, blocks, faces, source_top, grid));
     }
@@ -332,21 +347,71 @@ fn dft_blocks(name: &str, grid: &Grid, region: &MonitorRegion, comps: &[Componen
     Ok(blocks)
 }
 
+/// Whether a boundary face is a PEC or PMC plane (an image plane of the far field).
+fn is_wall(b: &Boundary) -> bool {
+    matches!(b, Boundary::Pec | Boundary::Pmc)
+}
+
+/// The image planes of a far field: every PEC face (a ground plane: nothing behind it)
+/// and PMC face (a symmetry plane of a half-model), at most one per axis (two facing
+/// walls would image each other without end).
+pub fn image_planes(scene: &Scene, grid: &Grid, name: &str) -> Result<Vec<crate::farfield::ImagePlane>, ModelError> {
+    use crate::farfield::{ImagePlane, PlaneRole};
+    let mut out = Vec::new();
+    for a in 0..3 {
+        let walls: Vec<bool> = [false, true]
+            .into_iter()
+            .filter(|&high| is_wall(scene.boundaries.face(a, high)))
+            .collect();
+        if walls.len() == 2 {
+            return Err(err(
+                name,
+                format!(
+                    "the domain has PEC/PMC walls on both {0}_min and {0}_max: their images repeat without end \
+                     (a waveguide, not open space), so a far field is undefined; make one of them \"cpml\"",
+                    ["x", "y", "z"][a]
+                ),
+            ));
+        }
+        if let Some(&high) = walls.first() {
+            let pec = matches!(scene.boundaries.face(a, high), Boundary::Pec);
+            out.push(ImagePlane {
+                axis: a,
+                position: if high { grid.n[a] as f64 * grid.d[a] } else { 0.0 },
+                side: if high { -1.0 } else { 1.0 },
+                pec,
+                role: if pec { PlaneRole::Ground } else { PlaneRole::Symmetry },
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// A box (m) snapped to grid planes, `1 <= lo < hi <= n − 1` per axis, so that the H
-/// samples half a cell outside each face exist.
-fn snap_box(name: &str, grid: &Grid, min: [f64; 3], max: [f64; 3]) -> Result<([usize; 3], [usize; 3]), ModelError> {
+/// samples half a cell outside each face exist; a face of a far-field box may also lie
+/// on a PEC/PMC face of the domain (`lo = 0` or `hi = n`: it is not recorded, its images
+/// close the surface), `walls` says which may.
+fn snap_box(
+    name: &str,
+    grid: &Grid,
+    min: [f64; 3],
+    max: [f64; 3],
+    walls: [bool; 6],
+) -> Result<([usize; 3], [usize; 3]), ModelError> {
     let mut lo = [0; 3];
     let mut hi = [0; 3];
     for a in 0..3 {
         let l = (min[a] / grid.d[a]).round();
         let h = (max[a] / grid.d[a]).round();
         let n = grid.n[a] as f64;
-        if l < 1.0 || h > n - 1.0 || h <= l {
+        let l_ok = l >= 1.0 || (l == 0.0 && walls[2 * a]);
+        let h_ok = h <= n - 1.0 || (h == n && walls[2 * a + 1]);
+        if !l_ok || !h_ok || h <= l {
             return Err(err(
                 name,
                 format!(
                     "its box snaps to grid planes {l} .. {h} along {}; a closed surface needs 1 <= min < max <= {} \
-                     (one cell inside the domain on each side)",
+                     (one cell inside the domain on each side, or on a PEC/PMC face for a far field)",
                     ["x", "y", "z"][a],
                     n - 1.0
                 ),
@@ -358,13 +423,16 @@ fn snap_box(name: &str, grid: &Grid, min: [f64; 3], max: [f64; 3]) -> Result<([u
     Ok((lo, hi))
 }
 
-/// The far-field box: the scene's, or the domain inset 3 cells inside the CPML.
+/// The far-field box: the scene's, or the domain inset 3 cells inside the CPML (and
+/// other faces), with its face on each PEC/PMC face of the domain (an image plane).
 fn farfield_box(scene: &Scene, grid: &Grid, f: &FarFieldBox) -> Result<([usize; 3], [usize; 3]), ModelError> {
+    let walls = [0, 1, 2, 3, 4, 5].map(|i| is_wall(&scene.boundaries.faces[i]));
     if let Some((min, max)) = f.region {
-        return snap_box(&f.name, grid, min, max);
+        return snap_box(&f.name, grid, min, max, walls);
     }
     let inset = |face: usize| match &scene.boundaries.faces[face] {
         Boundary::Cpml(p) => p.cells + 3,
+        Boundary::Pec | Boundary::Pmc => 0,
         _ => 3,
     };
     let mut lo = [0; 3];
@@ -387,11 +455,18 @@ fn farfield_box(scene: &Scene, grid: &Grid, f: &FarFieldBox) -> Result<([usize; 
 
 /// The six faces of the box of grid planes `lo..hi` (outward normals), and their blocks.
 pub fn surface(lo: [usize; 3], hi: [usize; 3]) -> (Vec<Block>, Vec<Face>) {
+    surface_open(lo, hi, [false; 6])
+}
+
+/// [`surface`] without the faces `open` names (x_min, x_max, y_min, .. order).
+pub fn surface_open(lo: [usize; 3], hi: [usize; 3], open: [bool; 6]) -> (Vec<Block>, Vec<Face>) {
     let mut blocks = Vec::new();
     let mut faces = Vec::new();
     for axis in 0..3 {
-        for (plane, sign) in [(lo[axis], -1.0), (hi[axis], 1.0)] {
-            faces.push(face(axis, sign, plane, (lo, hi), &mut blocks));
+        for (k, (plane, sign)) in [(lo[axis], -1.0), (hi[axis], 1.0)].into_iter().enumerate() {
+            if !open[2 * axis + k] {
+                faces.push(face(axis, sign, plane, (lo, hi), &mut blocks));
+            }
         }
     }
     (blocks, faces)

@@ -49,11 +49,16 @@ pub fn phasors(m: &Monitor, dt: f64, re: &[f32], im: &[f32]) -> Vec<Vec<Complex6
 
 /// The closed (or open, for a flux plane) surface of `m` at each of its frequencies.
 pub fn surfaces(m: &Monitor, grid: &Grid, ph: &[Vec<Complex64>]) -> Vec<Surface> {
+    let images = match &m.kind {
+        Kind::FarField { images, .. } => images.clone(),
+        _ => Vec::new(),
+    };
     (0..m.freqs.len())
         .map(|f| Surface {
             freq: m.freqs[f],
             eps_r: 1.0,
             mu_r: 1.0,
+            images: images.clone(),
             samples: m
                 .faces
                 .iter()

@@ -128,3 +128,60 @@ fn flux_of_a_uniform_plane_wave_through_a_plane() {
     );
     assert_eq!(s.samples.len(), 25);
 }
+
+/// A far field over PEC/PMC faces: the default box stands on them (its faces there are
+/// not recorded) and carries their image planes (PEC: ground, PMC: symmetry); a box
+/// given on a wall plane is accepted there and refused on a CPML face; two facing walls
+/// are refused with the axis named.
+#[test]
+fn farfield_boxes_stand_on_pec_and_pmc_faces_as_image_planes() {
+    use crate::farfield::PlaneRole;
+    let scene = |bounds: &str, farfield: &str| {
+        let text = format!(
+            "[domain]\ncell = 1e-3\ncells = [30, 30, 30]\n[time]\nsteps = 10\n[boundaries]\nall = \"cpml\"\n\
+             [boundaries.cpml]\ncells = 5\n{bounds}\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\n\
+             position = [0.015, 0.015, 0.0055]\nwaveform = {{ type = \"gaussian_derivative\", frequency = 3e9 }}\n\
+             [[farfield]]\nname = \"ff\"\nfrequencies = [1e9]\n{farfield}"
+        );
+        crate::scene::Scene::parse(&text, "s.toml").unwrap()
+    };
+    let grid = |s: &Scene| crate::model::Model::discretize(s).unwrap().grid;
+    let s = scene("z_min = \"pec\"\ny_min = \"pmc\"", "");
+    let g = grid(&s);
+    let m = build(&s, &g).unwrap().pop().unwrap();
+    let Kind::FarField { images, .. } = &m.kind else {
+        panic!("not a far field")
+    };
+    assert_eq!(images.len(), 2);
+    assert_eq!(
+        (images[0].axis, images[0].pec, images[0].role),
+        (1, false, PlaneRole::Symmetry)
+    );
+    assert_eq!(
+        (images[1].axis, images[1].pec, images[1].role),
+        (2, true, PlaneRole::Ground)
+    );
+    assert_eq!(m.faces.len(), 4, "the y_min and z_min faces are not recorded");
+    assert!(m
+        .faces
+        .iter()
+        .all(|f| !(f.axis == 2 && f.sign < 0.0) && !(f.axis == 1 && f.sign < 0.0)));
+    let bottom = m.faces.iter().find(|f| f.axis == 0).unwrap();
+    assert_eq!(
+        (bottom.cells.0[1], bottom.cells.0[2]),
+        (0, 0),
+        "the side faces reach the planes"
+    );
+    // A box given on the wall plane: accepted; the same on a CPML face: refused.
+    let on = "box = { min = [0.008, 0.008, 0], max = [0.022, 0.022, 0.02] }";
+    let s = scene("z_min = \"pec\"", on);
+    let m = build(&s, &grid(&s)).unwrap().pop().unwrap();
+    assert_eq!(m.faces.len(), 5);
+    let s = scene("", on);
+    let e = build(&s, &grid(&s)).unwrap_err().to_string();
+    assert!(e.contains("PEC/PMC face"), "{e}");
+    // Facing walls: refused, naming the axis.
+    let s = scene("z_min = \"pec\"\nz_max = \"pmc\"", "");
+    let e = build(&s, &grid(&s)).unwrap_err().to_string();
+    assert!(e.contains("z_min and z_max") && e.contains("far field"), "{e}");
+}

@@ -18,11 +18,18 @@ pub fn monitor_results(model: &Model, backend: &mut dyn Backend) -> Result<RunRe
         let re = arrays.pop().unwrap_or_default();
         let (result, surfaces) = post::result(m, &model.grid, &re, &im);
         out.monitors.extend(result);
-        if let Kind::FarField { theta_step, phi_step } = m.kind {
+        if let Kind::FarField {
+            theta_step,
+            phi_step,
+            polarization,
+            ..
+        } = m.kind
+        {
             let rec = FarFieldRecording {
                 name: m.name.clone(),
                 theta_step,
                 phi_step,
+                polarization,
                 surfaces,
             };
             out.surfaces.push(rec);
@@ -34,13 +41,17 @@ pub fn monitor_results(model: &Model, backend: &mut dyn Backend) -> Result<RunRe
 /// The far field of a recorded box, one per frequency (the near-to-far-field transform,
 /// [`crate::farfield`]), with gain and realized gain from the driven port among `ports`.
 pub fn far_fields(rec: &FarFieldRecording, ports: &[crate::results::PortResult]) -> Vec<FarField> {
-    crate::farfield::compute_all(
+    let mut ffs = crate::farfield::compute_all(
         &rec.name,
         &rec.surfaces,
         &crate::farfield::grid(rec.theta_step, 180.0),
         &crate::farfield::grid(rec.phi_step, 360.0),
         ports,
-    )
+    );
+    for f in &mut ffs {
+        f.polarization = rec.polarization;
+    }
+    ffs
 }
 
 /// The frequency-domain results of a finished run from its monitors' results
