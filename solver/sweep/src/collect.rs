@@ -201,12 +201,17 @@ pub fn write(summary: &Summary, layout: &Layout) -> Result<(), SweepError> {
     }
     crate::layout::write_atomic(&layout.summary_csv(), csv.as_bytes())?;
     let path = layout.summary_h5();
-    let tmp = path.with_extension("h5.tmp");
-    write_h5(summary, &tmp).map_err(|e| SweepError::Hdf5 {
-        path: tmp.clone(),
-        message: format!("writing the summary: {e}"),
+    // A fresh temporary (O_EXCL, never a planted link) that HDF5 then truncates.
+    let (f, tmp) = crate::fsafe::create_temp(&path)?;
+    drop(f);
+    write_h5(summary, &tmp).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        SweepError::Hdf5 {
+            path: tmp.clone(),
+            message: format!("writing the summary: {e}"),
+        }
     })?;
-    std::fs::rename(&tmp, &path).map_err(|e| SweepError::io(&path, "renaming into place", e))
+    crate::fsafe::publish(&tmp, &path)
 }
 
 fn vlu(s: &str) -> VarLenUnicode {

@@ -15,6 +15,7 @@ pub mod collect;
 mod error;
 pub mod expand;
 pub mod expr;
+pub mod fsafe;
 pub mod keys;
 pub mod layout;
 pub mod local;

@@ -44,6 +44,9 @@ fn read_f64(loc: &Location, name: &str) -> Option<f64> {
 /// The run status of `path`; with `scene`, a complete file must hold exactly that
 /// scene text.
 pub fn completion(path: &Path, scene: Option<&str>) -> Completion {
+    if crate::fsafe::is_link(path) {
+        return Completion::Unreadable("a symbolic link (fdtd sweep never makes one)".into());
+    }
     if !path.exists() {
         return Completion::Missing;
     }
@@ -124,6 +127,9 @@ impl RunResult {
 
 /// Read the run attributes, probes and result groups of `path`.
 pub fn read(path: &Path) -> Result<RunResult, String> {
+    if crate::fsafe::is_link(path) {
+        return Err("a symbolic link (fdtd sweep never makes one)".into());
+    }
     hdf5::silence_errors(true);
     let file = File::open(path).map_err(|e| format!("opening: {e}"))?;
     let root: &Location = &file;
