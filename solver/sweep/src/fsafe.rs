@@ -28,7 +28,7 @@ fn unsafe_path(path: &Path, message: impl Into<String>) -> SweepError {
     }
 }
 
-fn link_error(path: &Path) -> SweepError {
+pub(crate) fn link_error(path: &Path) -> SweepError {
     unsafe_path(
         path,
         "is a symbolic link, and fdtd sweep never makes one: it does not write through links \

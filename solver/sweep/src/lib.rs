@@ -20,6 +20,7 @@ pub mod keys;
 pub mod layout;
 pub mod local;
 pub mod plan;
+pub mod port_columns;
 pub mod results;
 pub mod slurm;
 pub mod spec;

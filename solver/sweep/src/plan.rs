@@ -66,9 +66,9 @@ pub fn plan(sweep_file: &Path, opts: &PlanOptions) -> Result<Planned, SweepError
         .map_err(|e| SweepError::io(&spec.directory, "resolving the directory", e))?;
     let layout = Layout::new(dir);
     let me = absolute(&spec.path);
+    fsafe::check_no_links(&layout.dir)?;
     check_owner(&layout, &me)?;
     let lock = fsafe::lock(&layout.dir, opts.command)?;
-    fsafe::check_no_links(&layout.dir)?;
     write_atomic(&layout.owner(), format!("{}\n", me.display()).as_bytes())?;
     let variants = expand::expand(&spec, |id| layout.scene(id))?;
     fsafe::real_dir(&layout.variants_dir())?;
@@ -177,6 +177,7 @@ fn check_owner(layout: &Layout, me: &Path) -> Result<(), SweepError> {
             )));
         }
         Ok(None) => {}
+        Err(_) if fsafe::is_link(&layout.owner()) => return Err(fsafe::link_error(&layout.owner())),
         Err(e) => return Err(SweepError::io(layout.owner(), "reading", e)),
     }
     let entries = std::fs::read_dir(&layout.dir).map_err(|e| SweepError::io(&layout.dir, "listing", e))?;

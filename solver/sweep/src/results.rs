@@ -96,6 +96,13 @@ pub struct RunResult {
     pub series: Vec<Series>,
     /// `(column, value)` from [`RESULT_GROUPS`].
     pub extra: Vec<(String, f64)>,
+    /// Why the run ended (`end_reason`: `decayed`, `max_steps`, `stopped`; empty when
+    /// the file does not say).
+    pub end_reason: String,
+    /// The port and far-field figures ([`crate::port_columns`]), and what could not be
+    /// read for them.
+    pub port_columns: Vec<(String, f64)>,
+    pub port_notes: Vec<String>,
 }
 
 impl RunResult {
@@ -178,7 +185,11 @@ pub fn read(path: &Path) -> Result<RunResult, String> {
             }
         }
     }
+    let (port_columns, port_notes) = crate::port_columns::read(&file);
     Ok(RunResult {
+        end_reason: read_str(root, "end_reason").unwrap_or_default(),
+        port_columns,
+        port_notes,
         backend: read_str(root, "backend").unwrap_or_default(),
         device: read_str(root, "device").unwrap_or_default(),
         steps_done: num("steps_done")? as u64,

@@ -566,7 +566,10 @@ fn collect_cmd(a: &DirArgs) -> Result<i32, CliError> {
         .columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| !c.starts_with("max_") && !matches!(c.as_str(), "device" | "cells" | "steps" | "note"))
+        .filter(|(_, c)| {
+            let raw_attr = ["ports_", "farfield_", "far_field_"].iter().any(|p| c.starts_with(p));
+            !c.starts_with("max_") && !raw_attr && !matches!(c.as_str(), "device" | "cells" | "steps_max" | "note")
+        })
         .map(|(i, _)| i)
         .collect();
     let header: Vec<String> = keep.iter().map(|&i| s.columns[i].clone()).collect();
