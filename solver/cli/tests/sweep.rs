@@ -210,8 +210,14 @@ fn a_port_fed_sweep_summarises_its_ports_and_far_fields() {
     let o = fdtd(dir, &["sweep", "collect", "out"]);
     assert_eq!(o.status.code(), Some(0));
     let table = stdout(&o);
-    assert!(table.contains("port_feed_f0_hz") && table.contains("end_reason"), "{table}");
-    assert!(!table.contains("ports_feed_first_edge_index"), "raw attributes are not printed: {table}");
+    assert!(
+        table.contains("port_feed_f0_hz") && table.contains("end_reason"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("ports_feed_first_edge_index"),
+        "raw attributes are not printed: {table}"
+    );
     let rows = read_csv(&dir.join("out/summary.csv"));
     let num = |r: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
         r.get(k)
@@ -228,9 +234,15 @@ fn a_port_fed_sweep_summarises_its_ports_and_far_fields() {
         assert!((20.0..150.0).contains(&re), "Re Z {re}");
         // The best match lies in the band and near the resonance (73 Ω port).
         let (db, fm) = (num(r, "port_feed_s11_min_db"), num(r, "port_feed_s11_min_hz"));
-        assert!(db < -10.0 && (fm - f0).abs() < 0.2 * f0, "min |S11| {db} dB at {fm}, f0 {f0}");
+        assert!(
+            db < -10.0 && (fm - f0).abs() < 0.2 * f0,
+            "min |S11| {db} dB at {fm}, f0 {f0}"
+        );
         let (lo, hi) = (num(r, "port_feed_band_lo_hz"), num(r, "port_feed_band_hi_hz"));
-        assert!(lo < fm && fm < hi && lo >= 0.8e9 && hi <= 5e9, "band {lo}..{hi}, min at {fm}");
+        assert!(
+            lo < fm && fm < hi && lo >= 0.8e9 && hi <= 5e9,
+            "band {lo}..{hi}, min at {fm}"
+        );
         // A dipole's peak directivity is 1.6-2.5 dBi; the gain column is the peak of the
         // file's gain pattern.
         let file = hdf5::File::open(dir.join(format!("out/variants/{}/result.h5", r["id"]))).unwrap();

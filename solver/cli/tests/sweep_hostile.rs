@@ -52,10 +52,22 @@ fn a_sweep_file_cannot_write_or_read_outside_its_folder() {
     let before = snapshot(root);
 
     for (sweep, what) in [
-        ("directory = \"../victim\"", "sweep.directory: the directory \"../victim\" leaves the sweep file's folder"),
-        (&*format!("directory = {:?}", victim.display().to_string()), "is an absolute path"),
-        ("base = \"../victim/variants/v000/result.h5\"", "sweep.base: the base scene path"),
-        ("base = \"/etc/passwd\"", "sweep.base: the base scene path \"/etc/passwd\" is an absolute path"),
+        (
+            "directory = \"../victim\"",
+            "sweep.directory: the directory \"../victim\" leaves the sweep file's folder",
+        ),
+        (
+            &*format!("directory = {:?}", victim.display().to_string()),
+            "is an absolute path",
+        ),
+        (
+            "base = \"../victim/variants/v000/result.h5\"",
+            "sweep.base: the base scene path",
+        ),
+        (
+            "base = \"/etc/passwd\"",
+            "sweep.base: the base scene path \"/etc/passwd\" is an absolute path",
+        ),
     ] {
         let text = if sweep.starts_with("base") {
             SMALL.replace("base = \"base.toml\"", sweep)
@@ -76,10 +88,20 @@ fn a_sweep_file_cannot_write_or_read_outside_its_folder() {
     // command line) is refused; so is one with unrelated files.
     std::fs::write(dir.join("sweep.toml"), SMALL).unwrap();
     let v = victim.display().to_string();
-    let o = fdtd(&dir, &["sweep", "plan", "sweep.toml", "--directory", &v, "--backend", "cpu"]);
+    let o = fdtd(
+        &dir,
+        &["sweep", "plan", "sweep.toml", "--directory", &v, "--backend", "cpu"],
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is not empty") && stderr(&o).contains("not this sweep's directory"), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(victim.join("variants/v000/result.h5")).unwrap(), "precious");
+    assert!(
+        stderr(&o).contains("is not empty") && stderr(&o).contains("not this sweep's directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.join("variants/v000/result.h5")).unwrap(),
+        "precious"
+    );
 
     // Planned into its own directory, then a second sweep file naming that directory.
     let o = fdtd(&dir, &["sweep", "plan", "sweep.toml", "--backend", "cpu"]);
@@ -90,16 +112,37 @@ fn a_sweep_file_cannot_write_or_read_outside_its_folder() {
     let manifest = std::fs::read_to_string(dir.join("out/manifest.json")).unwrap();
     let o = fdtd(&dir, &["sweep", "plan", "other.toml", "--backend", "cpu"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is the directory of another sweep"), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(dir.join("out/manifest.json")).unwrap(), manifest);
+    assert!(
+        stderr(&o).contains("is the directory of another sweep"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/manifest.json")).unwrap(),
+        manifest
+    );
 
     // The command line may name any directory and base scene.
     let elsewhere = root.join("elsewhere/out");
     let base = dir.join("base.toml").display().to_string();
-    std::fs::write(dir.join("abs.toml"), SMALL.replace("base = \"base.toml\"", "base = \"/nonexistent.toml\"")).unwrap();
+    std::fs::write(
+        dir.join("abs.toml"),
+        SMALL.replace("base = \"base.toml\"", "base = \"/nonexistent.toml\""),
+    )
+    .unwrap();
     let o = fdtd(
         &dir,
-        &["sweep", "plan", "abs.toml", "--directory", &elsewhere.display().to_string(), "--base", &base, "--backend", "cpu"],
+        &[
+            "sweep",
+            "plan",
+            "abs.toml",
+            "--directory",
+            &elsewhere.display().to_string(),
+            "--base",
+            &base,
+            "--backend",
+            "cpu",
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(elsewhere.join("variants/v001/scene.toml").exists());
@@ -123,7 +166,14 @@ fn planted_links_are_never_written_through() {
     let out = dir.join("out");
     let manifest = std::fs::read(out.join("manifest.json")).unwrap();
     // A target file per name, and a link to it at that name.
-    let top = ["sweep.toml", "manifest.json", "summary.h5", "summary.csv", "lock", ".fdtd-sweep"];
+    let top = [
+        "sweep.toml",
+        "manifest.json",
+        "summary.h5",
+        "summary.csv",
+        "lock",
+        ".fdtd-sweep",
+    ];
     let per_variant = [
         "scene.toml",
         "status",
@@ -180,7 +230,10 @@ fn planted_links_are_never_written_through() {
     assert!(!stdout(&o).contains("outside file"), "{}", stdout(&o));
     let o = fdtd(&dir, &["sweep", "collect", "out"]);
     assert!(!stdout(&o).contains("outside file"), "{}", stdout(&o));
-    assert!(!std::fs::symlink_metadata(out.join("summary.csv")).unwrap().file_type().is_symlink());
+    assert!(!std::fs::symlink_metadata(out.join("summary.csv"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
     // A linked variants folder or sweep directory is refused too.
     let vars = out.join("variants");
     std::fs::rename(&vars, root.join("moved")).unwrap();
@@ -231,7 +284,10 @@ fn a_second_runner_is_refused_and_manifest_ids_are_checked() {
         let o = fdtd(dir, args);
         assert_eq!(o.status.code(), Some(3), "{args:?}");
         let e = stderr(&o);
-        assert!(e.contains("is in use by another fdtd sweep (fdtd sweep run, pid "), "{e}");
+        assert!(
+            e.contains("is in use by another fdtd sweep (fdtd sweep run, pid "),
+            "{e}"
+        );
         assert!(!stdout(&o).contains("FAILED"), "{}", stdout(&o));
     }
     assert!(first.try_wait().unwrap().is_none(), "the first run ended early");
@@ -257,7 +313,11 @@ fn a_second_runner_is_refused_and_manifest_ids_are_checked() {
     for cmd in ["status", "collect"] {
         let o = fdtd(dir, &["sweep", cmd, "out"]);
         assert_eq!(o.status.code(), Some(2), "{cmd}");
-        assert!(stderr(&o).contains("variant id \"../../../secret\" is not v followed by digits"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("variant id \"../../../secret\" is not v followed by digits"),
+            "{}",
+            stderr(&o)
+        );
         assert!(!stdout(&o).contains("do not print"));
     }
 }
@@ -277,11 +337,19 @@ fn deep_expressions_are_refused_with_a_position() {
         (sum, "characters long, more than 4096"),
         (chain, "nested too deeply"),
     ] {
-        std::fs::write(dir.join("sweep.toml"), SMALL.replace("\"0.060 - arm\"", &format!("\"{e}\""))).unwrap();
+        std::fs::write(
+            dir.join("sweep.toml"),
+            SMALL.replace("\"0.060 - arm\"", &format!("\"{e}\"")),
+        )
+        .unwrap();
         let o = fdtd(dir, &["sweep", "plan", "sweep.toml", "--backend", "cpu"]);
         assert_eq!(o.status.code(), Some(2));
         let err = stderr(&o);
         assert!(err.contains("sweep.toml:7:") && err.contains(what), "{err}");
-        assert!(err.len() < 1000, "the message repeats the whole expression: {} bytes", err.len());
+        assert!(
+            err.len() < 1000,
+            "the message repeats the whole expression: {} bytes",
+            err.len()
+        );
     }
 }

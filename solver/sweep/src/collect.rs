@@ -118,7 +118,16 @@ pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Sum
     let mut columns: Vec<String> = vec!["id".into(), "state".into()];
     columns.extend(manifest.columns.iter().cloned());
     columns.extend(
-        ["backend", "device", "run_time_s", "cells", "steps", "steps_max", "end_reason"].map(String::from),
+        [
+            "backend",
+            "device",
+            "run_time_s",
+            "cells",
+            "steps",
+            "steps_max",
+            "end_reason",
+        ]
+        .map(String::from),
     );
     columns.extend(result_columns.iter().cloned());
     columns.extend(figure_columns.iter().cloned());

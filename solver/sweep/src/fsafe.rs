@@ -332,7 +332,10 @@ mod tests {
         let e = lock(dir.path(), "run").unwrap_err();
         assert!(matches!(e, SweepError::Busy { .. }), "{e}");
         let s = e.to_string();
-        assert!(s.contains("in use by another fdtd sweep") && s.contains(&format!("pid {}", std::process::id())), "{s}");
+        assert!(
+            s.contains("in use by another fdtd sweep") && s.contains(&format!("pid {}", std::process::id())),
+            "{s}"
+        );
         drop(held);
         lock(dir.path(), "run").unwrap();
     }

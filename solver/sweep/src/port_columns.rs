@@ -85,10 +85,7 @@ pub fn port_figures(freq: &[f64], z: &[[f64; 2]], s: &[[f64; 2]]) -> PortFigures
         }
         if z0[1] < 0.0 && z1[1] >= 0.0 {
             let t = z0[1] / (z0[1] - z1[1]);
-            out.f0 = Some((
-                freq[k - 1] + t * (freq[k] - freq[k - 1]),
-                z0[0] + t * (z1[0] - z0[0]),
-            ));
+            out.f0 = Some((freq[k - 1] + t * (freq[k] - freq[k - 1]), z0[0] + t * (z1[0] - z0[0])));
             break;
         }
     }
@@ -120,7 +117,11 @@ pub fn port_figures(freq: &[f64], z: &[[f64; 2]], s: &[[f64; 2]]) -> PortFigures
                 hi += 1;
             }
             let flo = if lo == 0 { freq[0] } else { cross(lo, lo - 1) };
-            let fhi = if hi + 1 == sdb.len() { freq[hi] } else { cross(hi, hi + 1) };
+            let fhi = if hi + 1 == sdb.len() {
+                freq[hi]
+            } else {
+                cross(hi, hi + 1)
+            };
             out.band = Some((flo, fhi));
         }
     }
@@ -188,7 +189,9 @@ pub fn read(file: &File) -> (Vec<(String, f64)>, Vec<String>) {
                 continue;
             };
             if d.len() != freq.len() {
-                notes.push(format!("/farfield/{name}: max_directivity_dBi is not one value per frequency"));
+                notes.push(format!(
+                    "/farfield/{name}: max_directivity_dBi is not one value per frequency"
+                ));
                 continue;
             }
             let eff = read_attr_vec(loc, "efficiency").filter(|e| e.len() == freq.len());
@@ -261,7 +264,11 @@ mod tests {
         let nan = [f64::NAN, f64::NAN];
         let p = port_figures(&freq, &[nan; 3], &[nan; 3]);
         assert_eq!(p, PortFigures::default());
-        let p = port_figures(&freq, &[[50.0, -1.0], nan, [50.0, 1.0]], &[[0.5, 0.0], nan, [0.05, 0.0]]);
+        let p = port_figures(
+            &freq,
+            &[[50.0, -1.0], nan, [50.0, 1.0]],
+            &[[0.5, 0.0], nan, [0.05, 0.0]],
+        );
         assert_eq!(p.f0, None);
         let (db, f) = p.s11_min.unwrap();
         assert!((db + 26.02).abs() < 0.01 && f == 3e9, "{db}");

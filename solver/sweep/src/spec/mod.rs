@@ -304,7 +304,8 @@ pub fn parse_with(text: &str, path: &Path, overrides: &Overrides) -> Result<Swee
         ))
     })?;
     let root = doc.get_ref();
-    spec(root, text, path, overrides).map_err(|d| SweepError::Invalid(invalid(text, path, d.at, &d.key, d.message, d.hint)))
+    spec(root, text, path, overrides)
+        .map_err(|d| SweepError::Invalid(invalid(text, path, d.at, &d.key, d.message, d.hint)))
 }
 
 /// A path from the sweep file: relative to it and inside its folder (no `..`, not
@@ -316,14 +317,19 @@ fn confined(v: V, key: &str, what: &str, flag: &str) -> R<PathBuf> {
         return Err(Diag::new(v.at(), key, format!("the {what} is empty")));
     }
     let p = Path::new(s);
-    let hint = format!("a sweep file names paths inside its own folder; give any other path on the command line ({flag} PATH)");
+    let hint = format!(
+        "a sweep file names paths inside its own folder; give any other path on the command line ({flag} PATH)"
+    );
     if p.is_absolute() {
         return Err(Diag::new(v.at(), key, format!("the {what} {s:?} is an absolute path")).hint(hint));
     }
     if p.components().any(|c| c == Component::ParentDir) {
-        return Err(
-            Diag::new(v.at(), key, format!("the {what} {s:?} leaves the sweep file's folder (`..`)")).hint(hint),
-        );
+        return Err(Diag::new(
+            v.at(),
+            key,
+            format!("the {what} {s:?} leaves the sweep file's folder (`..`)"),
+        )
+        .hint(hint));
     }
     if s.contains('\0') {
         return Err(Diag::new(v.at(), key, format!("the {what} holds a NUL character")));
@@ -624,7 +630,11 @@ fn expression(v: V, key: &str, text: &str, known: &[String]) -> R<Expr> {
     let char_at = |c: usize| span.start + quote + s.chars().take(c).map(char::len_utf8).sum::<usize>();
     let shown = crate::expr::shorten(s);
     let e = Expr::parse(s).map_err(|e| {
-        let d = Diag::new(char_at(e.at), key, format!("in the expression {shown:?}: {}", e.message));
+        let d = Diag::new(
+            char_at(e.at),
+            key,
+            format!("in the expression {shown:?}: {}", e.message),
+        );
         match e.hint {
             Some(h) => d.hint(h),
             None => d,

@@ -148,13 +148,31 @@ fn paths_are_normalised() {
 fn directory_and_base_are_confined_to_the_sweep_files_folder() {
     let tail = "[parameters]\na = { values = [1], key = \"domain.cell\" }\n";
     for (sweep, what) in [
-        ("base = \"/etc/passwd\"", "sweep.base: the base scene path \"/etc/passwd\" is an absolute path"),
-        ("base = \"../../x.toml\"", "sweep.base: the base scene path \"../../x.toml\" leaves the sweep file's folder"),
+        (
+            "base = \"/etc/passwd\"",
+            "sweep.base: the base scene path \"/etc/passwd\" is an absolute path",
+        ),
+        (
+            "base = \"../../x.toml\"",
+            "sweep.base: the base scene path \"../../x.toml\" leaves the sweep file's folder",
+        ),
         ("base = \"a/../../x.toml\"", "leaves the sweep file's folder"),
-        ("base = \"b.toml\"\ndirectory = \"/tmp/x\"", "sweep.directory: the directory \"/tmp/x\" is an absolute path"),
-        ("base = \"b.toml\"\ndirectory = \"../..\"", "sweep.directory: the directory \"../..\" leaves the sweep file's folder"),
-        ("base = \"b.toml\"\ndirectory = \"out/../../o\"", "leaves the sweep file's folder"),
-        ("base = \"b.toml\"\ndirectory = \"./.\"", "the directory is the sweep file's own folder"),
+        (
+            "base = \"b.toml\"\ndirectory = \"/tmp/x\"",
+            "sweep.directory: the directory \"/tmp/x\" is an absolute path",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"../..\"",
+            "sweep.directory: the directory \"../..\" leaves the sweep file's folder",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"out/../../o\"",
+            "leaves the sweep file's folder",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"./.\"",
+            "the directory is the sweep file's own folder",
+        ),
     ] {
         let e = parse_err(&format!("[sweep]\n{sweep}\n{tail}"));
         assert!(e.starts_with("sweeps/s.toml:"), "{e}");
@@ -197,5 +215,9 @@ fn deep_expressions_are_errors_with_positions() {
         "{HEAD}[parameters]\na = [1]\n[derived]\nb = \"{sum}\"\n[set]\n\"domain.cell\" = \"b\"\n"
     ));
     assert!(e.starts_with("sweeps/s.toml:6:"), "{}", &e[..200]);
-    assert!(e.contains("derived.b:") && e.contains("nested too deeply"), "{}", &e[..200]);
+    assert!(
+        e.contains("derived.b:") && e.contains("nested too deeply"),
+        "{}",
+        &e[..200]
+    );
 }
