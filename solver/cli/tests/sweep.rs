@@ -189,3 +189,82 @@ fn an_array_task_checkpoints_on_sigterm_and_the_next_task_resumes() {
     let o = fdtd(dir, &["sweep", "collect", "out"]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// Issue 18: a sweep of a port-fed scene has its resonance, match, −10 dB band and
+/// far-field figures in the summary without hand-placed probes or figures, and `steps`
+/// is the steps each variant ran (the end criterion stops it before the maximum).
+#[test]
+fn a_port_fed_sweep_summarises_its_ports_and_far_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("base.toml"), PORT_DIPOLE).unwrap();
+    std::fs::write(
+        dir.join("sweep.toml"),
+        "[sweep]\nbase = \"base.toml\"\ndirectory = \"out\"\n[parameters]\narm = [0.020, 0.024]\n\
+         [derived]\nlength = \"2 * arm + 0.002\"\n\
+         [set]\n\"objects[0].min[2]\" = \"0.060 - arm\"\n\"objects[1].max[2]\" = \"0.062 + arm\"\n",
+    )
+    .unwrap();
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "-j", "2", "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = fdtd(dir, &["sweep", "collect", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+    let table = stdout(&o);
+    assert!(
+        table.contains("port_feed_f0_hz") && table.contains("end_reason"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("ports_feed_first_edge_index"),
+        "raw attributes are not printed: {table}"
+    );
+    let rows = read_csv(&dir.join("out/summary.csv"));
+    let num = |r: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
+        r.get(k)
+            .unwrap_or_else(|| panic!("no column {k}: {:?}", r.keys()))
+            .parse()
+            .unwrap_or_else(|e| panic!("{k} = {:?}: {e}", r[k]))
+    };
+    let mut res = Vec::new();
+    for r in &rows {
+        let (l, f0) = (num(r, "length"), num(r, "port_feed_f0_hz"));
+        res.push((l, f0));
+        // Re Z at the series resonance of a thick dipole: tens of ohms.
+        let re = num(r, "port_feed_f0_re_ohm");
+        assert!((20.0..150.0).contains(&re), "Re Z {re}");
+        // The best match lies in the band and near the resonance (73 Ω port).
+        let (db, fm) = (num(r, "port_feed_s11_min_db"), num(r, "port_feed_s11_min_hz"));
+        assert!(
+            db < -10.0 && (fm - f0).abs() < 0.2 * f0,
+            "min |S11| {db} dB at {fm}, f0 {f0}"
+        );
+        let (lo, hi) = (num(r, "port_feed_band_lo_hz"), num(r, "port_feed_band_hi_hz"));
+        assert!(
+            lo < fm && fm < hi && lo >= 0.8e9 && hi <= 5e9,
+            "band {lo}..{hi}, min at {fm}"
+        );
+        // A dipole's peak directivity is 1.6-2.5 dBi; the gain column is the peak of the
+        // file's gain pattern.
+        let file = hdf5::File::open(dir.join(format!("out/variants/{}/result.h5", r["id"]))).unwrap();
+        let gain = file.dataset("farfield/ff/gain_dBi").unwrap();
+        let per = gain.size() / 2;
+        let gain = gain.read_raw::<f64>().unwrap();
+        for (k, f) in ["2GHz", "3GHz"].into_iter().enumerate() {
+            let d = num(r, &format!("ff_ff_d_dbi_{f}"));
+            let g = num(r, &format!("ff_ff_gain_dbi_{f}"));
+            assert!((1.0..3.5).contains(&d), "D({f}) = {d}");
+            let peak = gain[k * per..(k + 1) * per].iter().cloned().fold(f64::MIN, f64::max);
+            assert!((g - peak).abs() < 1e-6, "G({f}) = {g}, the pattern's peak {peak}");
+        }
+        // The steps run, not the maximum: the end criterion stopped it.
+        assert_eq!(r["end_reason"], "decayed", "{r:?}");
+        assert!(num(r, "steps") < num(r, "steps_max"), "{r:?}");
+        let done = file.attr("steps_done").unwrap().read_scalar::<u64>().unwrap();
+        assert_eq!(num(r, "steps"), done as f64);
+    }
+    // The same physics as the probe figure: a longer dipole resonates lower, f0·L ≈ 0.46 c.
+    check_resonances(&res);
+    let f = hdf5::File::open(dir.join("out/summary.h5")).unwrap();
+    let f0 = f.dataset("columns/port_feed_f0_hz").unwrap().read_raw::<f64>().unwrap();
+    assert_eq!(f0[1].to_string(), rows[1]["port_feed_f0_hz"]);
+}

@@ -3,9 +3,11 @@
 //! as `summary.csv` and `summary.h5` in the sweep directory.
 //!
 //! Columns, in order: `id`, `state`, the parameters and derived values, `backend`,
-//! `device`, `run_time_s`, `cells`, `steps`, `max_<probe>_<component>` (max |value| of
-//! every probe series), the figures' columns (`<figure>_hz`, `<figure>_f0_hz`,
-//! `<figure>_re_ohm`), the numeric attributes of the outputs' port and far-field groups
+//! `device`, `run_time_s`, `cells`, `steps` (the steps run), `steps_max` (planned),
+//! `end_reason` (`decayed`: the end criterion stopped it, `all steps`),
+//! `max_<probe>_<component>` (max |value| of every probe series), the figures' columns
+//! (`<figure>_hz`, `<figure>_f0_hz`, `<figure>_re_ohm`), the port and far-field figures
+//! ([`crate::port_columns`]: `port_<p>_f0_hz`, `ff_<f>_d_dbi_<freq>`, ...), the numeric attributes of the outputs' port and far-field groups
 //! (`ports_<name>_<attr>`, `farfield_<name>_<attr>`; see [`results::RESULT_GROUPS`]),
 //! and `note` (why a value is missing).
 use crate::keys::SceneValue;
@@ -67,6 +69,7 @@ pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Sum
     // Per variant: its result columns, or why there are none.
     let mut per: Vec<(BTreeMap<String, Cell>, String)> = Vec::new();
     let mut result_columns: Vec<String> = Vec::new();
+    let mut port_columns: Vec<String> = Vec::new();
     let mut extra_columns: Vec<String> = Vec::new();
     let figure_columns: Vec<String> = manifest.figures.iter().flat_map(spectrum::columns).collect();
     for (st, entry) in statuses.iter().zip(&manifest.variants) {
@@ -76,7 +79,13 @@ pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Sum
             State::Done => match results::read(&layout.output(&st.id)) {
                 Ok(run) => {
                     done.push(st.id.clone());
-                    note = fill(&manifest, &run, st, &mut cols, &mut result_columns, &mut extra_columns);
+                    note = fill(
+                        &manifest,
+                        &run,
+                        st,
+                        &mut cols,
+                        [&mut result_columns, &mut port_columns, &mut extra_columns],
+                    );
                 }
                 Err(e) => {
                     let why = format!("{}: {e}", layout.output(&st.id).display());
@@ -102,18 +111,30 @@ pub fn collect(layout: &Layout, scheduler: Option<&SchedulerView>) -> Result<Sum
             }
         }
         cols.insert("cells".into(), Cell::Num(entry.cells as f64));
-        cols.insert("steps".into(), Cell::Num(entry.steps as f64));
+        cols.insert("steps_max".into(), Cell::Num(entry.steps as f64));
         per.push((cols, note));
     }
     extra_columns.sort();
     let mut columns: Vec<String> = vec!["id".into(), "state".into()];
     columns.extend(manifest.columns.iter().cloned());
-    columns.extend(["backend", "device", "run_time_s", "cells", "steps"].map(String::from));
+    columns.extend(
+        [
+            "backend",
+            "device",
+            "run_time_s",
+            "cells",
+            "steps",
+            "steps_max",
+            "end_reason",
+        ]
+        .map(String::from),
+    );
     columns.extend(result_columns.iter().cloned());
     columns.extend(figure_columns.iter().cloned());
+    columns.extend(port_columns.iter().cloned());
     columns.extend(extra_columns.iter().cloned());
     columns.push("note".into());
-    let text_cols = ["backend", "device", "note"];
+    let text_cols = ["backend", "device", "end_reason", "note"];
     let rows = statuses
         .iter()
         .zip(&manifest.variants)
@@ -154,10 +175,25 @@ fn fill(
     run: &RunResult,
     st: &VariantStatus,
     cols: &mut BTreeMap<String, Cell>,
-    result_columns: &mut Vec<String>,
-    extra_columns: &mut Vec<String>,
+    [result_columns, port_columns, extra_columns]: [&mut Vec<String>; 3],
 ) -> String {
     let mut notes = Vec::new();
+    cols.insert("steps".into(), Cell::Num(run.steps_done as f64));
+    let end = match run.end_reason.as_str() {
+        "decayed" => "decayed",
+        "max_steps" => "all steps",
+        "stopped" => "stopped",
+        "" => "",
+        _ => "unknown",
+    };
+    cols.insert("end_reason".into(), Cell::Text(end.into()));
+    for (name, x) in &run.port_columns {
+        if !port_columns.contains(name) {
+            port_columns.push(name.clone());
+        }
+        cols.insert(name.clone(), Cell::Num(*x));
+    }
+    notes.extend(run.port_notes.iter().cloned());
     cols.insert("backend".into(), Cell::Text(run.backend.clone()));
     cols.insert("device".into(), Cell::Text(run.device.clone()));
     cols.insert("run_time_s".into(), Cell::Num(st.run_time().unwrap_or(f64::NAN)));
@@ -201,12 +237,17 @@ pub fn write(summary: &Summary, layout: &Layout) -> Result<(), SweepError> {
     }
     crate::layout::write_atomic(&layout.summary_csv(), csv.as_bytes())?;
     let path = layout.summary_h5();
-    let tmp = path.with_extension("h5.tmp");
-    write_h5(summary, &tmp).map_err(|e| SweepError::Hdf5 {
-        path: tmp.clone(),
-        message: format!("writing the summary: {e}"),
+    // A fresh temporary (O_EXCL, never a planted link) that HDF5 then truncates.
+    let (f, tmp) = crate::fsafe::create_temp(&path)?;
+    drop(f);
+    write_h5(summary, &tmp).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        SweepError::Hdf5 {
+            path: tmp.clone(),
+            message: format!("writing the summary: {e}"),
+        }
     })?;
-    std::fs::rename(&tmp, &path).map_err(|e| SweepError::io(&path, "renaming into place", e))
+    crate::fsafe::publish(&tmp, &path)
 }
 
 fn vlu(s: &str) -> VarLenUnicode {

@@ -51,6 +51,17 @@ pub enum SweepError {
     /// Slurm: a command failed or is missing.
     #[error("{0}")]
     Scheduler(String),
+    /// A path the sweep would write through a link, or a directory it may not use.
+    #[error("{}: {message}", path.display())]
+    Unsafe { path: PathBuf, message: String },
+    /// Another `fdtd sweep` holds the sweep directory's lock (exit code 3).
+    #[error(
+        "{} is in use by another fdtd sweep ({holder}): wait for it to finish or stop it \
+         (`fdtd sweep status {}` shows its variants)",
+        dir.display(),
+        dir.display()
+    )]
+    Busy { dir: PathBuf, holder: String },
     /// Reading a variant's output or writing the summary.
     #[error("{}: {message}", path.display())]
     Hdf5 { path: PathBuf, message: String },
@@ -73,7 +84,11 @@ impl SweepError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            SweepError::Invalid(_) | SweepError::Base(_) | SweepError::Variants { .. } | SweepError::Manifest { .. }
+            SweepError::Invalid(_)
+                | SweepError::Base(_)
+                | SweepError::Variants { .. }
+                | SweepError::Manifest { .. }
+                | SweepError::Unsafe { .. }
         )
     }
 }

@@ -112,7 +112,7 @@ pub fn expand(spec: &SweepSpec, scene_path: impl Fn(&str) -> PathBuf) -> Result<
                     format!(
                         "for variant {id} ({}): {} = {}",
                         describe(values),
-                        loc.value.text(),
+                        crate::expr::shorten(loc.value.text()),
                         e.message
                     ),
                     e.hint,

@@ -16,6 +16,13 @@ const FUNCTIONS1: [&str; 11] = [
 ];
 const FUNCTIONS_N: [&str; 2] = ["min", "max"];
 
+/// Longest expression, in characters: a sweep value is a formula, not a program, and
+/// the bound keeps parsing, evaluating and dropping it within any thread's stack.
+pub const MAX_CHARS: usize = 4096;
+/// Deepest nesting of the expression tree (parentheses, signs, powers, and each
+/// operator of a long chain `a + b + c + ...` count one level).
+pub const MAX_DEPTH: usize = 200;
+
 /// A parsed expression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
@@ -114,6 +121,8 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end: usize,
+    /// Current recursion depth (every nested sub-expression passes through `unary`).
+    depth: usize,
 }
 
 impl Parser {
@@ -154,6 +163,15 @@ impl Parser {
         }
     }
     fn unary(&mut self) -> Result<Node, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(too_deep(self.at()));
+        }
+        self.depth += 1;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+    fn unary_inner(&mut self) -> Result<Node, ExprError> {
         if self.eat('-') {
             return Ok(Node::Neg(Box::new(self.unary()?)));
         }
@@ -207,6 +225,33 @@ impl Parser {
     }
 }
 
+/// `text` for a message: at most 80 characters (a long one cut with `...`).
+pub fn shorten(text: &str) -> String {
+    if text.chars().count() <= 80 {
+        text.to_string()
+    } else {
+        format!("{}...", text.chars().take(77).collect::<String>())
+    }
+}
+
+fn too_deep(at: usize) -> ExprError {
+    ExprError {
+        at,
+        message: format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+        hint: Some("split it into [derived] values".into()),
+    }
+}
+
+/// Depth of the tree (recursive: called only on expressions of at most [`MAX_CHARS`]).
+fn depth(n: &Node) -> usize {
+    match n {
+        Node::Num(_) | Node::Var(..) => 1,
+        Node::Neg(a) => 1 + depth(a),
+        Node::Bin(_, a, b) => 1 + depth(a).max(depth(b)),
+        Node::Call(_, args, _) => 1 + args.iter().map(depth).max().unwrap_or(0),
+    }
+}
+
 fn check_call(name: &str, n: usize, at: usize) -> Result<(), ExprError> {
     if FUNCTIONS1.contains(&name) {
         if n != 1 {
@@ -233,15 +278,27 @@ fn check_call(name: &str, n: usize, at: usize) -> Result<(), ExprError> {
 
 impl Expr {
     pub fn parse(text: &str) -> Result<Expr, ExprError> {
+        let n = text.chars().count();
+        if n > MAX_CHARS {
+            return Err(ExprError {
+                at: MAX_CHARS,
+                message: format!("the expression is {n} characters long, more than {MAX_CHARS}"),
+                hint: Some("split it into [derived] values".into()),
+            });
+        }
         let toks = tokens(text)?;
         let mut p = Parser {
             toks,
             pos: 0,
-            end: text.chars().count(),
+            end: n,
+            depth: 0,
         };
         let node = p.sum()?;
         if p.pos < p.toks.len() {
             return Err(err(p.at(), "unexpected text after the expression"));
+        }
+        if depth(&node) > MAX_DEPTH {
+            return Err(too_deep(0));
         }
         Ok(Expr {
             text: text.to_string(),
@@ -393,5 +450,38 @@ mod tests {
         let e = ev("1 / 0", &[]).unwrap_err();
         assert!(e.message.contains("not a finite number"), "{e}");
         assert!(Expr::parse("").is_err());
+    }
+
+    /// 10 000 parentheses and a 30 000-term sum used to overflow the stack (exit 134).
+    #[test]
+    fn deep_and_long_expressions_are_refused_not_a_crash() {
+        let run = || {
+            let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+            let e = Expr::parse(&deep).unwrap_err();
+            assert!(e.message.contains("more than 4096"), "{e}");
+            let deep = format!("{}1{}", "(".repeat(1_000), ")".repeat(1_000));
+            let e = Expr::parse(&deep).unwrap_err();
+            assert!(e.message.contains("nested too deeply"), "{e}");
+            assert_eq!(e.at, MAX_DEPTH);
+            let long = vec!["1"; 30_000].join("+");
+            assert!(Expr::parse(&long).unwrap_err().message.contains("characters long"));
+            let chain = vec!["1"; 1_000].join("+");
+            assert!(Expr::parse(&chain).unwrap_err().message.contains("nested too deeply"));
+            let neg = format!("{}1", "-".repeat(2_000));
+            assert!(Expr::parse(&neg).unwrap_err().message.contains("nested too deeply"));
+            let pow = vec!["1"; 1_000].join("^");
+            assert!(Expr::parse(&pow).unwrap_err().message.contains("nested too deeply"));
+            // Within the bounds, on a small stack, they parse and evaluate.
+            let ok = format!("{}1{}", "(".repeat(150), ")".repeat(150));
+            assert_eq!(ev(&ok, &[]).unwrap(), 1.0);
+            assert_eq!(ev(&vec!["1"; 150].join("+"), &[]).unwrap(), 150.0);
+        };
+        // A 256 KiB stack: what a small worker thread may have.
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

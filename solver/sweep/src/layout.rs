@@ -14,7 +14,7 @@ use crate::keys::SceneValue;
 use crate::spec::Figure;
 use crate::SweepError;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Version of `manifest.json`.
 pub const MANIFEST_FORMAT: u32 = 1;
@@ -35,8 +35,16 @@ impl Layout {
     pub fn sweep_copy(&self) -> PathBuf {
         self.dir.join("sweep.toml")
     }
+    pub fn variants_dir(&self) -> PathBuf {
+        self.dir.join("variants")
+    }
     pub fn variant_dir(&self, id: &str) -> PathBuf {
-        self.dir.join("variants").join(id)
+        self.variants_dir().join(id)
+    }
+    /// Names the sweep file this directory belongs to (its absolute path), written when
+    /// the directory is first planned; a directory holding another sweep is refused.
+    pub fn owner(&self) -> PathBuf {
+        self.dir.join(".fdtd-sweep")
     }
     pub fn scene(&self, id: &str) -> PathBuf {
         self.variant_dir(id).join("scene.toml")
@@ -100,7 +108,11 @@ pub struct Manifest {
 impl Manifest {
     pub fn read(layout: &Layout) -> Result<Manifest, SweepError> {
         let path = layout.manifest();
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = crate::fsafe::read_nofollow(&path).and_then(|b| {
+            let b = b.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+            String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8 text"))
+        });
+        let text = text.map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 SweepError::Manifest {
                     path: path.clone(),
@@ -116,6 +128,10 @@ impl Manifest {
         let m: Manifest = serde_json::from_str(&text).map_err(|e| SweepError::Manifest {
             path: path.clone(),
             message: format!("damaged manifest: {e} (plan the sweep again to rewrite it)"),
+        })?;
+        m.validate().map_err(|message| SweepError::Manifest {
+            path: path.clone(),
+            message: format!("damaged manifest: {message} (plan the sweep again to rewrite it)"),
         })?;
         if m.format != MANIFEST_FORMAT {
             return Err(SweepError::Manifest {
@@ -134,21 +150,64 @@ impl Manifest {
         write_atomic(&layout.manifest(), text.as_bytes())
     }
 
+    /// What `status` and `collect` rely on: ids that name folders inside the sweep
+    /// (`v` and digits, each once), one value per column, columns usable as names.
+    fn validate(&self) -> Result<(), String> {
+        if self.parameters > self.columns.len() {
+            return Err(format!(
+                "{} parameters but {} columns",
+                self.parameters,
+                self.columns.len()
+            ));
+        }
+        for c in &self.columns {
+            if !valid_column(c) {
+                return Err(format!("column {c:?} is not a name"));
+            }
+        }
+        for f in &self.figures {
+            if !valid_column(f.name()) {
+                return Err(format!("figure {:?} is not a name", f.name()));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for e in &self.variants {
+            if !valid_id(&e.id) {
+                return Err(format!("variant id {:?} is not v followed by digits", e.id));
+            }
+            if !seen.insert(e.id.as_str()) {
+                return Err(format!("variant id {:?} appears twice", e.id));
+            }
+            if e.values.len() != self.columns.len() {
+                return Err(format!(
+                    "variant {} has {} values for {} columns",
+                    e.id,
+                    e.values.len(),
+                    self.columns.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn entry(&self, id: &str) -> Option<&Entry> {
         self.variants.iter().find(|e| e.id == id)
     }
 }
 
-/// Write `path` through a temporary file and a rename, so readers never see half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SweepError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| SweepError::io(&tmp, "writing", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| SweepError::io(path, "renaming into place", e))
+pub use crate::fsafe::write_atomic;
+
+/// Whether `id` is a variant id as [`crate::expand::variant_id`] makes them (`v` and
+/// digits): ids from a manifest name folders, so `../x` must never pass.
+pub fn valid_id(id: &str) -> bool {
+    id.len() >= 2 && id.len() <= 12 && id.starts_with('v') && id[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Create `dir` (and parents) and return it absolute.
-pub fn create_dir(dir: &Path) -> Result<PathBuf, SweepError> {
-    std::fs::create_dir_all(dir).map_err(|e| SweepError::io(dir, "creating the directory", e))?;
-    dir.canonicalize()
-        .map_err(|e| SweepError::io(dir, "resolving the directory", e))
+/// Whether `name` can be a summary column (and an HDF5 dataset name).
+fn valid_column(name: &str) -> bool {
+    let mut c = name.chars();
+    !name.is_empty()
+        && name.len() <= 200
+        && c.next().is_some_and(|f| f.is_alphabetic() || f == '_')
+        && c.all(|x| x.is_alphanumeric() || x == '_')
 }

@@ -232,13 +232,24 @@ fn run_one(layout: &Layout, v: &PlannedVariant, opts: &LocalOptions, threads: us
     let out = layout.output(&id);
     let status_path = layout.status(&id);
     let log_path = layout.log(&id);
-    let log = Arc::new(Mutex::new(
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log_path)
-            .ok(),
-    ));
+    // Never through a planted link (the plan refused any; this holds if one appears since).
+    let log_file = match crate::fsafe::open_append(&log_path) {
+        Ok(f) => f,
+        Err(e) => {
+            let message = e.to_string();
+            let _ = StatusFile::new("failed")
+                .with("exit_code", 2)
+                .with("finished", now())
+                .write(&status_path);
+            emit(LocalEvent::Failed {
+                id,
+                exit_code: 2,
+                message: message.clone(),
+            });
+            return One::Failed(2, message);
+        }
+    };
+    let log = Arc::new(Mutex::new(Some(log_file)));
     let write_log = {
         let log = log.clone();
         move |line: &str| {

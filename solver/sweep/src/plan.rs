@@ -3,8 +3,9 @@
 //! `submit` start from the same plan, so nothing runs or is submitted unless every
 //! variant is valid.
 use crate::expand::{self, Variant};
-use crate::layout::{create_dir, write_atomic, Entry, Layout, Manifest, MANIFEST_FORMAT};
-use crate::spec::{self, SweepSpec};
+use crate::fsafe::{self, read_nofollow, SweepLock};
+use crate::layout::{write_atomic, Entry, Layout, Manifest, MANIFEST_FORMAT};
+use crate::spec::{self, Overrides, SweepSpec};
 use crate::{SweepError, VariantError};
 use fdtd_core::backend::{BackendChoice, BackendOptions, Engine};
 use fdtd_core::model::Model;
@@ -32,6 +33,8 @@ pub struct Planned {
     pub layout: Layout,
     pub manifest: Manifest,
     pub variants: Vec<PlannedVariant>,
+    /// The sweep directory's lock, held while this plan is used (`run`, `submit`).
+    pub lock: SweepLock,
 }
 
 /// How to plan: which backend the variants would use.
@@ -39,6 +42,10 @@ pub struct PlanOptions<'a> {
     pub engines: &'a [&'a dyn Engine],
     pub backend: BackendChoice,
     pub backend_options: BackendOptions,
+    /// The sweep directory and base scene from the command line, if given.
+    pub overrides: Overrides,
+    /// The command, for the lock file (`plan`, `run`, `submit`).
+    pub command: &'a str,
 }
 
 /// Parse the sweep file, expand it, write the sweep directory (scenes, manifest, a copy
@@ -46,15 +53,29 @@ pub struct PlanOptions<'a> {
 /// ([`SweepError::Variants`]); their scenes are written anyway, so the `file:line:col` in
 /// each message can be opened.
 pub fn plan(sweep_file: &Path, opts: &PlanOptions) -> Result<Planned, SweepError> {
-    let spec = spec::load(sweep_file)?;
-    let dir = create_dir(&spec.directory)?;
+    let spec = spec::load_with(sweep_file, &opts.overrides)?;
+    let rel = spec
+        .directory
+        .strip_prefix(&spec.directory_anchor)
+        .unwrap_or(&spec.directory)
+        .to_path_buf();
+    fsafe::make_dirs(&spec.directory_anchor, &rel)?;
+    let dir = spec
+        .directory
+        .canonicalize()
+        .map_err(|e| SweepError::io(&spec.directory, "resolving the directory", e))?;
     let layout = Layout::new(dir);
+    let me = absolute(&spec.path);
+    fsafe::check_no_links(&layout.dir)?;
+    check_owner(&layout, &me)?;
+    let lock = fsafe::lock(&layout.dir, opts.command)?;
+    write_atomic(&layout.owner(), format!("{}\n", me.display()).as_bytes())?;
     let variants = expand::expand(&spec, |id| layout.scene(id))?;
+    fsafe::real_dir(&layout.variants_dir())?;
     for v in &variants {
-        let vdir = layout.variant_dir(&v.id);
-        std::fs::create_dir_all(&vdir).map_err(|e| SweepError::io(&vdir, "creating the variant directory", e))?;
+        fsafe::real_dir(&layout.variant_dir(&v.id))?;
         let path = layout.scene(&v.id);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(v.text.as_str()) {
+        if read_nofollow(&path).ok().flatten().as_deref() != Some(v.text.as_bytes()) {
             write_atomic(&path, v.text.as_bytes())?;
         }
     }
@@ -130,7 +151,50 @@ pub fn plan(sweep_file: &Path, opts: &PlanOptions) -> Result<Planned, SweepError
         layout,
         manifest,
         variants: planned,
+        lock,
     })
+}
+
+/// The sweep directory must be this sweep's: marked with this sweep file, or empty (a
+/// directory planned before the mark existed counts when its manifest names this sweep
+/// file). Anything else is refused, so a sweep file cannot overwrite another sweep or
+/// an unrelated folder.
+fn check_owner(layout: &Layout, me: &Path) -> Result<(), SweepError> {
+    let refuse = |message: String| SweepError::Unsafe {
+        path: layout.dir.clone(),
+        message,
+    };
+    match read_nofollow(&layout.owner()) {
+        Ok(Some(b)) => {
+            let other = String::from_utf8_lossy(&b).trim().to_string();
+            if Path::new(&other) == me {
+                return Ok(());
+            }
+            return Err(refuse(format!(
+                "is the directory of another sweep ({other}); choose another [sweep] directory \
+                 (if you moved or renamed that sweep file, delete {} to take the directory over)",
+                layout.owner().display()
+            )));
+        }
+        Ok(None) => {}
+        Err(_) if fsafe::is_link(&layout.owner()) => return Err(fsafe::link_error(&layout.owner())),
+        Err(e) => return Err(SweepError::io(layout.owner(), "reading", e)),
+    }
+    let entries = std::fs::read_dir(&layout.dir).map_err(|e| SweepError::io(&layout.dir, "listing", e))?;
+    let mut others = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != fsafe::LOCK_FILE);
+    let Some(first) = others.next() else {
+        return Ok(());
+    };
+    if Manifest::read(layout).is_ok_and(|m| m.sweep_file == me) {
+        return Ok(());
+    }
+    Err(refuse(format!(
+        "is not empty (it holds {first:?}) and is not this sweep's directory: fdtd sweep writes only into an \
+         empty directory or one it made for this sweep file; choose another [sweep] directory"
+    )))
 }
 
 fn warning(model: &Model) -> Option<String> {

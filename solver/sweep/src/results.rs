@@ -44,6 +44,9 @@ fn read_f64(loc: &Location, name: &str) -> Option<f64> {
 /// The run status of `path`; with `scene`, a complete file must hold exactly that
 /// scene text.
 pub fn completion(path: &Path, scene: Option<&str>) -> Completion {
+    if crate::fsafe::is_link(path) {
+        return Completion::Unreadable("a symbolic link (fdtd sweep never makes one)".into());
+    }
     if !path.exists() {
         return Completion::Missing;
     }
@@ -93,6 +96,13 @@ pub struct RunResult {
     pub series: Vec<Series>,
     /// `(column, value)` from [`RESULT_GROUPS`].
     pub extra: Vec<(String, f64)>,
+    /// Why the run ended (`end_reason`: `decayed`, `max_steps`, `stopped`; empty when
+    /// the file does not say).
+    pub end_reason: String,
+    /// The port and far-field figures ([`crate::port_columns`]), and what could not be
+    /// read for them.
+    pub port_columns: Vec<(String, f64)>,
+    pub port_notes: Vec<String>,
 }
 
 impl RunResult {
@@ -124,6 +134,9 @@ impl RunResult {
 
 /// Read the run attributes, probes and result groups of `path`.
 pub fn read(path: &Path) -> Result<RunResult, String> {
+    if crate::fsafe::is_link(path) {
+        return Err("a symbolic link (fdtd sweep never makes one)".into());
+    }
     hdf5::silence_errors(true);
     let file = File::open(path).map_err(|e| format!("opening: {e}"))?;
     let root: &Location = &file;
@@ -172,7 +185,11 @@ pub fn read(path: &Path) -> Result<RunResult, String> {
             }
         }
     }
+    let (port_columns, port_notes) = crate::port_columns::read(&file);
     Ok(RunResult {
+        end_reason: read_str(root, "end_reason").unwrap_or_default(),
+        port_columns,
+        port_notes,
         backend: read_str(root, "backend").unwrap_or_default(),
         device: read_str(root, "device").unwrap_or_default(),
         steps_done: num("steps_done")? as u64,

@@ -163,9 +163,21 @@ dir=$SWEEP/variants/$id
 job=${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}
 started=$(date +%s)
 
-# status STATE [EXIT_CODE]: write variants/<id>/status atomically.
+# Never write through a link planted at a name this task writes (`fdtd sweep` refuses
+# them before submitting; this holds if one appears since).
+for f in "$SWEEP" "$SWEEP/variants" "$dir" "$dir/status" "$dir/status.tmp" "$dir/log" \
+         "$dir/result.h5" "$dir/result.h5.ckpt" "$dir/result.h5.ckpt.prev"; do
+  if [ -L "$f" ]; then
+    echo "fdtd sweep task $job: $f is a symbolic link; refusing to write through it" >&2
+    exit 2
+  fi
+done
+
+# status STATE [EXIT_CODE]: write variants/<id>/status atomically (the temporary is
+# created new, with noclobber: never through a link).
 status() {
-  {
+  rm -f "$dir/status.tmp"
+  ( set -C; {
     echo "state=$1"
     echo "job=$job"
     echo "host=$(hostname -s)"
@@ -173,7 +185,7 @@ status() {
     echo "started=$started"
     echo "restarts=${SLURM_RESTART_COUNT:-0}"
     if [ $# -ge 2 ]; then echo "exit_code=$2"; echo "finished=$(date +%s)"; fi
-  } > "$dir/status.tmp" && mv -f "$dir/status.tmp" "$dir/status"
+  } > "$dir/status.tmp" ) && mv -f "$dir/status.tmp" "$dir/status"
 }
 
 log() { echo "== $(date -Is) task $job: $*" >> "$dir/log"; }
@@ -219,7 +231,7 @@ exit $rc
 /// Write the script to the sweep directory; returns its path.
 pub fn write_script(layout: &Layout, text: &str) -> Result<PathBuf, SweepError> {
     let dir = layout.slurm_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| SweepError::io(&dir, "creating the directory", e))?;
+    crate::fsafe::real_dir(&dir)?;
     let path = layout.script();
     write_atomic(&path, text.as_bytes())?;
     Ok(path)
@@ -255,16 +267,23 @@ pub fn submit(layout: &Layout, script: &Path, ids: &[String]) -> Result<String, 
             text.trim()
         )));
     }
-    let mut jobs = std::fs::read_to_string(layout.jobs()).unwrap_or_default();
+    let mut jobs = read_jobs(layout);
     jobs.push_str(&format!("{job} {}\n", ids.join(",")));
     write_atomic(&layout.jobs(), jobs.as_bytes())?;
     Ok(job)
 }
 
+fn read_jobs(layout: &Layout) -> String {
+    crate::fsafe::read_nofollow(&layout.jobs())
+        .ok()
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
 /// The submitted jobs: `(job id, variant of each task)`, oldest first.
 pub fn jobs(layout: &Layout) -> Vec<(String, Vec<String>)> {
-    std::fs::read_to_string(layout.jobs())
-        .unwrap_or_default()
+    read_jobs(layout)
         .lines()
         .filter_map(|l| {
             let (job, ids) = l.trim().split_once(' ')?;

@@ -240,6 +240,9 @@ mod tests {
                 series("ym", "Hx", zeros),
             ],
             extra: vec![],
+            end_reason: String::new(),
+            port_columns: vec![],
+            port_notes: vec![],
         };
         let fig = Figure::Impedance {
             name: "z".into(),

@@ -47,12 +47,12 @@ impl StatusFile {
 
     /// Read `path`; `None` when it does not exist.
     pub fn read(path: &Path) -> Result<Option<StatusFile>, SweepError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match crate::fsafe::read_nofollow(path) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(SweepError::io(path, "reading the status file", e)),
         };
-        Ok(Some(StatusFile::parse(&text)))
+        Ok(Some(StatusFile::parse(&String::from_utf8_lossy(&bytes))))
     }
 
     pub fn parse(text: &str) -> StatusFile {
@@ -183,14 +183,18 @@ impl VariantStatus {
 
 /// Whether the variant's output is complete and was made from its current scene.
 pub fn is_complete(layout: &Layout, id: &str) -> bool {
-    let scene = std::fs::read_to_string(layout.scene(id)).ok();
+    let scene = crate::fsafe::read_nofollow(&layout.scene(id))
+        .ok()
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
     results::completion(&layout.output(id), scene.as_deref()) == results::Completion::Complete
 }
 
 /// The last `n` non-empty lines of `path` (empty when it cannot be read). Progress-bar
 /// redraws (`\r`) keep only their last state.
 pub fn tail(path: &Path, n: usize) -> Vec<String> {
-    let Ok(bytes) = std::fs::read(path) else {
+    // Not through a link: `status` prints these lines.
+    let Ok(Some(bytes)) = crate::fsafe::read_nofollow(path) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -11,6 +11,7 @@ use fdtd::sweep::collect::{self, Cell};
 use fdtd::sweep::local::{self, LocalEvent, LocalOptions};
 use fdtd::sweep::plan::{self, PlanOptions, Planned};
 use fdtd::sweep::slurm::{self, SlurmOptions, DEFAULT_SIGNAL_SECONDS};
+use fdtd::sweep::spec::Overrides;
 use fdtd::sweep::status::{self, State};
 use fdtd::sweep::{Layout, Manifest, SweepError};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -42,7 +43,30 @@ pub struct PlanArgs {
     /// The sweep file (TOML; see docs/sweeps.md).
     pub sweep: PathBuf,
     #[command(flatten)]
+    pub paths: SweepPaths,
+    #[command(flatten)]
     pub backend: BackendArgs,
+}
+
+/// Paths that a sweep file itself may only give inside its own folder.
+#[derive(Args, Debug, Default)]
+pub struct SweepPaths {
+    /// The sweep directory, instead of the sweep file's `directory` (any path: absolute,
+    /// or relative to the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    /// The base scene, instead of the sweep file's `base` (any path).
+    #[arg(long, value_name = "SCENE")]
+    pub base: Option<PathBuf>,
+}
+
+impl SweepPaths {
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            directory: self.directory.clone(),
+            base: self.base.clone(),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -53,6 +77,8 @@ pub struct SweepRunArgs {
     #[arg(short = 'j', long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: u64,
     #[command(flatten)]
+    pub paths: SweepPaths,
+    #[command(flatten)]
     pub backend: BackendArgs,
 }
 
@@ -60,6 +86,8 @@ pub struct SweepRunArgs {
 pub struct SubmitArgs {
     /// The sweep file (TOML; see docs/sweeps.md).
     pub sweep: PathBuf,
+    #[command(flatten)]
+    pub paths: SweepPaths,
     /// Submit to Slurm as a job array (the only scheduler so far).
     #[arg(long, required = true)]
     pub slurm: bool,
@@ -119,7 +147,7 @@ fn sweep_err(e: SweepError) -> CliError {
     }
 }
 
-fn make_plan(sweep: &std::path::Path, b: &BackendArgs) -> Result<Planned, CliError> {
+fn make_plan(sweep: &std::path::Path, paths: &SweepPaths, b: &BackendArgs, command: &str) -> Result<Planned, CliError> {
     let engines = fdtd::backend::engines();
     plan::plan(
         sweep,
@@ -127,6 +155,8 @@ fn make_plan(sweep: &std::path::Path, b: &BackendArgs) -> Result<Planned, CliErr
             engines: &engines,
             backend: b.backend.choice(),
             backend_options: b.options(),
+            overrides: paths.overrides(),
+            command,
         },
     )
     .map_err(sweep_err)
@@ -215,7 +245,7 @@ fn plan_table(p: &Planned) {
 }
 
 fn plan_cmd(a: &PlanArgs) -> Result<i32, CliError> {
-    let p = make_plan(&a.sweep, &a.backend)?;
+    let p = make_plan(&a.sweep, &a.paths, &a.backend, "plan")?;
     plan_table(&p);
     outln!(
         "wrote {} variant scene(s) to {}",
@@ -257,7 +287,7 @@ fn run_cmd(a: &SweepRunArgs) -> Result<i32, CliError> {
             errln!("warning: cannot install the Ctrl-C handler ({e})");
         }
     }
-    let p = make_plan(&a.sweep, &a.backend)?;
+    let p = make_plan(&a.sweep, &a.paths, &a.backend, "run")?;
     plan_table(&p);
     let total = p.variants.len() as u64;
     let show = std::io::stderr().is_terminal();
@@ -388,7 +418,7 @@ fn submit_cmd(a: &SubmitArgs) -> Result<i32, CliError> {
         device: None,
         gpu_memory_fraction: None,
     };
-    let p = make_plan(&a.sweep, &backend)?;
+    let p = make_plan(&a.sweep, &a.paths, &backend, "submit")?;
     plan_table(&p);
     let (complete, ids): (Vec<String>, Vec<String>) = p
         .variants
@@ -536,7 +566,10 @@ fn collect_cmd(a: &DirArgs) -> Result<i32, CliError> {
         .columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| !c.starts_with("max_") && !matches!(c.as_str(), "device" | "cells" | "steps" | "note"))
+        .filter(|(_, c)| {
+            let raw_attr = ["ports_", "farfield_", "far_field_"].iter().any(|p| c.starts_with(p));
+            !c.starts_with("max_") && !raw_attr && !matches!(c.as_str(), "device" | "cells" | "steps_max" | "note")
+        })
         .map(|(i, _)| i)
         .collect();
     let header: Vec<String> = keep.iter().map(|&i| s.columns[i].clone()).collect();

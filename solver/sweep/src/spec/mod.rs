@@ -117,6 +117,10 @@ pub struct SweepSpec {
     pub base: PathBuf,
     /// The sweep directory (resolved against the sweep file's directory).
     pub directory: PathBuf,
+    /// The part of `directory` that is trusted as it is (the sweep file's folder, or the
+    /// parent of a directory given on the command line); below it, every level is
+    /// created or checked as a real directory, not a link.
+    pub directory_anchor: PathBuf,
     pub combine: Combine,
     pub parameters: Vec<Parameter>,
     /// Named expressions over the parameters, in file order (each may use earlier ones).
@@ -258,18 +262,36 @@ fn get<'a>(t: &'a DeTable<'a>, key: &str) -> Option<V<'a>> {
     t.get(key).map(|v| V { v })
 }
 
+/// Paths given on the command line instead of the sweep file's (they may be absolute
+/// or leave the sweep file's folder; the file's own may not).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub directory: Option<PathBuf>,
+    pub base: Option<PathBuf>,
+}
+
 /// Parse the sweep file at `path`.
 pub fn load(path: &Path) -> Result<SweepSpec, SweepError> {
+    load_with(path, &Overrides::default())
+}
+
+/// Parse the sweep file at `path`, with paths from the command line.
+pub fn load_with(path: &Path, overrides: &Overrides) -> Result<SweepSpec, SweepError> {
     let text = std::fs::read_to_string(path).map_err(|source| SweepError::Io {
         path: path.to_path_buf(),
         what: "reading the sweep file",
         source,
     })?;
-    parse(&text, path)
+    parse_with(&text, path, overrides)
 }
 
 /// Parse sweep-file text; `path` names it and anchors its relative paths.
 pub fn parse(text: &str, path: &Path) -> Result<SweepSpec, SweepError> {
+    parse_with(text, path, &Overrides::default())
+}
+
+/// [`parse`] with paths from the command line.
+pub fn parse_with(text: &str, path: &Path, overrides: &Overrides) -> Result<SweepSpec, SweepError> {
     let doc = DeTable::parse(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
         SweepError::Invalid(invalid(
@@ -282,10 +304,40 @@ pub fn parse(text: &str, path: &Path) -> Result<SweepSpec, SweepError> {
         ))
     })?;
     let root = doc.get_ref();
-    spec(root, text, path).map_err(|d| SweepError::Invalid(invalid(text, path, d.at, &d.key, d.message, d.hint)))
+    spec(root, text, path, overrides)
+        .map_err(|d| SweepError::Invalid(invalid(text, path, d.at, &d.key, d.message, d.hint)))
 }
 
-fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
+/// A path from the sweep file: relative to it and inside its folder (no `..`, not
+/// absolute), so a sweep file cannot make `fdtd sweep` read or write anywhere else.
+fn confined(v: V, key: &str, what: &str, flag: &str) -> R<PathBuf> {
+    use std::path::Component;
+    let s = v.str(key)?;
+    if s.trim().is_empty() {
+        return Err(Diag::new(v.at(), key, format!("the {what} is empty")));
+    }
+    let p = Path::new(s);
+    let hint = format!(
+        "a sweep file names paths inside its own folder; give any other path on the command line ({flag} PATH)"
+    );
+    if p.is_absolute() {
+        return Err(Diag::new(v.at(), key, format!("the {what} {s:?} is an absolute path")).hint(hint));
+    }
+    if p.components().any(|c| c == Component::ParentDir) {
+        return Err(Diag::new(
+            v.at(),
+            key,
+            format!("the {what} {s:?} leaves the sweep file's folder (`..`)"),
+        )
+        .hint(hint));
+    }
+    if s.contains('\0') {
+        return Err(Diag::new(v.at(), key, format!("the {what} holds a NUL character")));
+    }
+    Ok(normalize(p))
+}
+
+fn spec(root: &DeTable, text: &str, path: &Path, overrides: &Overrides) -> R<SweepSpec> {
     check_keys(root, "", &["sweep", "parameters", "derived", "set", "figures"])?;
     let sweep_v = get(root, "sweep").ok_or_else(|| {
         Diag::new(0, "", "missing section [sweep]").hint("add [sweep] with base = \"path/to/scene.toml\"")
@@ -295,25 +347,39 @@ fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
     let here = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let base_v =
         get(sweep, "base").ok_or_else(|| Diag::new(sweep_v.at(), "sweep", "missing key \"base\" (the base scene)"))?;
-    let base_s = base_v.str("sweep.base")?;
-    if base_s.trim().is_empty() {
-        return Err(Diag::new(base_v.at(), "sweep.base", "the base scene path is empty"));
-    }
-    let base = normalize(&here.join(base_s));
+    let base = match &overrides.base {
+        Some(b) => {
+            base_v.str("sweep.base")?;
+            normalize(b)
+        }
+        None => normalize(&here.join(confined(base_v, "sweep.base", "base scene path", "--base")?)),
+    };
     let stem = path
         .file_stem()
         .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
-    let directory = match get(sweep, "directory") {
-        Some(v) => {
-            let s = v.str("sweep.directory")?;
-            if s.trim().is_empty() {
-                return Err(Diag::new(v.at(), "sweep.directory", "the directory is empty"));
+    let (directory_anchor, directory) = match (&overrides.directory, get(sweep, "directory")) {
+        (Some(d), v) => {
+            if let Some(v) = v {
+                v.str("sweep.directory")?;
             }
-            here.join(s)
+            let d = normalize(d);
+            let anchor = d.parent().map(Path::to_path_buf).unwrap_or_default();
+            (anchor, d)
         }
-        None => here.join(&stem),
+        (None, Some(v)) => {
+            let rel = confined(v, "sweep.directory", "directory", "--directory")?;
+            if rel.as_os_str().is_empty() {
+                return Err(Diag::new(
+                    v.at(),
+                    "sweep.directory",
+                    "the directory is the sweep file's own folder",
+                )
+                .hint("name a folder for the sweep (its files and variants go there)"));
+            }
+            (here.clone(), normalize(&here.join(rel)))
+        }
+        (None, None) => (here.clone(), normalize(&here.join(&stem))),
     };
-    let directory = normalize(&directory);
     let name = match get(sweep, "name") {
         Some(v) => v.str("sweep.name")?.to_string(),
         None => directory
@@ -476,6 +542,7 @@ fn spec(root: &DeTable, text: &str, path: &Path) -> R<SweepSpec> {
         name,
         base,
         directory,
+        directory_anchor,
         combine,
         parameters,
         derived,
@@ -561,8 +628,13 @@ fn expression(v: V, key: &str, text: &str, known: &[String]) -> R<Expr> {
         1
     };
     let char_at = |c: usize| span.start + quote + s.chars().take(c).map(char::len_utf8).sum::<usize>();
+    let shown = crate::expr::shorten(s);
     let e = Expr::parse(s).map_err(|e| {
-        let d = Diag::new(char_at(e.at), key, format!("in the expression {s:?}: {}", e.message));
+        let d = Diag::new(
+            char_at(e.at),
+            key,
+            format!("in the expression {shown:?}: {}", e.message),
+        );
         match e.hint {
             Some(h) => d.hint(h),
             None => d,

@@ -12,7 +12,7 @@ fn parse_err(text: &str) -> String {
     }
 }
 
-const HEAD: &str = "[sweep]\nbase = \"../scenes/antenna.toml\"\n";
+const HEAD: &str = "[sweep]\nbase = \"scenes/antenna.toml\"\n";
 
 #[test]
 fn lists_ranges_and_linspaces() {
@@ -40,7 +40,7 @@ fn lists_ranges_and_linspaces() {
     );
     assert_eq!(s.parameters[3].values[1], SceneValue::Str("y".into()));
     assert_eq!(s.combine, Combine::Grid);
-    assert_eq!(s.base, Path::new("scenes/antenna.toml"));
+    assert_eq!(s.base, Path::new("sweeps/scenes/antenna.toml"));
     assert_eq!(s.directory, Path::new("sweeps/s"));
     assert_eq!(s.name, "s");
 }
@@ -140,4 +140,84 @@ fn paths_are_normalised() {
     assert_eq!(normalize(Path::new("../a")), Path::new("../a"));
     assert_eq!(normalize(Path::new("a/../../b")), Path::new("../b"));
     assert_eq!(normalize(Path::new("/x/../y")), Path::new("/y"));
+}
+
+/// A sweep file's `directory` and `base` stay inside its folder (issue 19 item 7); the
+/// command line may name any path.
+#[test]
+fn directory_and_base_are_confined_to_the_sweep_files_folder() {
+    let tail = "[parameters]\na = { values = [1], key = \"domain.cell\" }\n";
+    for (sweep, what) in [
+        (
+            "base = \"/etc/passwd\"",
+            "sweep.base: the base scene path \"/etc/passwd\" is an absolute path",
+        ),
+        (
+            "base = \"../../x.toml\"",
+            "sweep.base: the base scene path \"../../x.toml\" leaves the sweep file's folder",
+        ),
+        ("base = \"a/../../x.toml\"", "leaves the sweep file's folder"),
+        (
+            "base = \"b.toml\"\ndirectory = \"/tmp/x\"",
+            "sweep.directory: the directory \"/tmp/x\" is an absolute path",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"../..\"",
+            "sweep.directory: the directory \"../..\" leaves the sweep file's folder",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"out/../../o\"",
+            "leaves the sweep file's folder",
+        ),
+        (
+            "base = \"b.toml\"\ndirectory = \"./.\"",
+            "the directory is the sweep file's own folder",
+        ),
+    ] {
+        let e = parse_err(&format!("[sweep]\n{sweep}\n{tail}"));
+        assert!(e.starts_with("sweeps/s.toml:"), "{e}");
+        assert!(e.contains(what), "{sweep}: {e}");
+    }
+    let e = parse_err(&format!("[sweep]\nbase = \"b.toml\"\ndirectory = \"/tmp/x\"\n{tail}"));
+    assert!(e.contains("--directory PATH"), "{e}");
+    // From the command line, anything goes; the file's keys are then not used.
+    let o = Overrides {
+        directory: Some("/tmp/elsewhere/out".into()),
+        base: Some("../scenes/antenna.toml".into()),
+    };
+    let s = parse_with(
+        &format!("[sweep]\nbase = \"/abs.toml\"\ndirectory = \"/x\"\n{tail}"),
+        Path::new("sweeps/s.toml"),
+        &o,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.directory, Path::new("/tmp/elsewhere/out"));
+    assert_eq!(s.directory_anchor, Path::new("/tmp/elsewhere"));
+    assert_eq!(s.base, Path::new("../scenes/antenna.toml"));
+    let s = parse_ok(&format!("[sweep]\nbase = \"./b.toml\"\ndirectory = \"runs/a\"\n{tail}"));
+    assert_eq!(s.directory, Path::new("sweeps/runs/a"));
+    assert_eq!(s.directory_anchor, Path::new("sweeps"));
+    assert_eq!(s.base, Path::new("sweeps/b.toml"));
+}
+
+/// Expressions too deep or too long are an error at the sweep file's line and column
+/// (they used to overflow the stack).
+#[test]
+fn deep_expressions_are_errors_with_positions() {
+    let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+    let e = parse_err(&format!(
+        "{HEAD}[parameters]\na = [1]\n[set]\n\"domain.cell\" = \"{deep}\"\n"
+    ));
+    assert!(e.starts_with("sweeps/s.toml:6:"), "{}", &e[..200]);
+    assert!(e.contains("more than 4096"), "{}", &e[..300]);
+    let sum = vec!["a"; 300].join("+");
+    let e = parse_err(&format!(
+        "{HEAD}[parameters]\na = [1]\n[derived]\nb = \"{sum}\"\n[set]\n\"domain.cell\" = \"b\"\n"
+    ));
+    assert!(e.starts_with("sweeps/s.toml:6:"), "{}", &e[..200]);
+    assert!(
+        e.contains("derived.b:") && e.contains("nested too deeply"),
+        "{}",
+        &e[..200]
+    );
 }
