@@ -91,8 +91,8 @@ fn a_resumed_port_run_gives_the_same_results() {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let mut part1 = MemorySink::new(&m);
         let flag = stop.clone();
-        let mut progress = move |n: usize, _: usize, _: f64| {
-            if n >= 400 {
+        let mut progress = move |p: &fdtd_core::runner::ProgressInfo| {
+            if p.step >= 400 {
                 flag.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         };

@@ -392,8 +392,8 @@ fn split_run(model: &Arc<Model>, first: &mut dyn Backend, second: &mut dyn Backe
         }),
         ..RunOptions::default()
     };
-    let mut progress = |n: usize, _: usize, _: f64| {
-        if n >= split {
+    let mut progress = |p: &runner::ProgressInfo| {
+        if p.step >= split {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     };

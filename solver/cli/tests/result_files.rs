@@ -265,7 +265,7 @@ fn a_companion_created_during_the_run_is_kept_and_resume_writes_the_results() {
     req.chunk = 16;
     let planted = Arc::new(AtomicBool::new(false));
     let (p, s1p) = (planted.clone(), d.join("a.s1p"));
-    req.progress = Some(Box::new(move |_, _, _| {
+    req.progress = Some(Box::new(move |_: &fdtd::runner::ProgressInfo| {
         if !p.swap(true, Ordering::SeqCst) {
             std::fs::write(&s1p, "another program's file").unwrap();
         }
@@ -306,7 +306,7 @@ fn an_xdmf_companion_replaced_during_the_run_is_left_alone() {
     req.chunk = 10;
     let planted = Arc::new(AtomicBool::new(false));
     let (p, x) = (planted.clone(), d.join("a.xdmf"));
-    req.progress = Some(Box::new(move |_, _, _| {
+    req.progress = Some(Box::new(move |_: &fdtd::runner::ProgressInfo| {
         if !p.swap(true, Ordering::SeqCst) {
             std::fs::remove_file(&x).unwrap();
             std::fs::write(&x, "mine").unwrap();

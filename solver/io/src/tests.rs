@@ -343,7 +343,7 @@ fn dropping_without_finish_leaves_a_valid_running_file() {
             ..RunOptions::default()
         };
         let mut calls = 0;
-        let mut progress = |_: usize, _: usize, _: f64| {
+        let mut progress = |_: &fdtd_core::runner::ProgressInfo| {
             calls += 1;
             if calls == 2 {
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -378,8 +378,8 @@ fn an_interrupted_run_says_so() {
         stop: Some(stop.clone()),
         ..RunOptions::default()
     };
-    let mut progress = |n: usize, _: usize, _: f64| {
-        if n >= 12 {
+    let mut progress = |p: &fdtd_core::runner::ProgressInfo| {
+        if p.step >= 12 {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     };

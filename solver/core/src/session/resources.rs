@@ -179,16 +179,24 @@ pub fn results_cost(model: &Model) -> ResultsCost {
             .disk
             .saturating_add(values.saturating_mul(16).saturating_add(16 << 10));
         monitor_freqs = monitor_freqs.max(m.freqs.len() as u64);
-        if let crate::monitors::Kind::FarField { theta_step, phi_step } = m.kind {
-            let dirs = (crate::farfield::grid(theta_step, 180.0).len() as u64)
-                .saturating_mul(crate::farfield::grid(phi_step, 360.0).len() as u64);
+        if let crate::monitors::Kind::FarField { theta_step, phi_step, .. } = &m.kind {
+            let dirs = (crate::farfield::grid(*theta_step, 180.0).len() as u64)
+                .saturating_mul(crate::farfield::grid(*phi_step, 360.0).len() as u64);
             let grids = dirs.saturating_mul(m.freqs.len() as u64);
-            // E_theta, E_phi (complex), intensity, directivity, gain, realized gain;
-            // stored as f64 with the angles.
-            c.host = c.host.saturating_add(grids.saturating_mul(64 + 32));
-            c.disk = c
-                .disk
-                .saturating_add(grids.saturating_mul(96).saturating_add(4096 * m.freqs.len() as u64));
+            // E_theta, E_phi, E_co, E_cross (complex), intensity, directivity and its co
+            // and cross parts, gain, realized gain, axial ratio; stored as f64 with the
+            // angles. The CSV companion: one line of ~16 numbers per direction and
+            // frequency, built in memory (a text grows by doubling: twice its size).
+            const CSV_LINE: u64 = 16 * 18;
+            c.host = c
+                .host
+                .saturating_add(grids.saturating_mul(64 + 32 + 64 + 48))
+                .saturating_add(grids.saturating_mul(2 * CSV_LINE));
+            c.disk = c.disk.saturating_add(
+                grids
+                    .saturating_mul(96 + 80 + CSV_LINE)
+                    .saturating_add(4096 * m.freqs.len() as u64),
+            );
         }
     }
     if n > 0 {
