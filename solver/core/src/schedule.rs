@@ -283,10 +283,7 @@ impl Schedule {
             (Stage::EBulk, true),
             (Stage::ECpml, has_cpml),
             (Stage::Hook(Hook::AfterE), hooked(Hook::AfterE)),
-            (
-                Stage::PeriodicCopies,
-                model.faces.iter().any(|&k| k == FaceKind::Periodic),
-            ),
+            (Stage::PeriodicCopies, model.faces.contains(&FaceKind::Periodic)),
             (Stage::HaloE, true),
             (Stage::Hook(Hook::EndOfStep), hooked(Hook::EndOfStep)),
         ]
