@@ -876,7 +876,7 @@ fn half_model_with_a_symmetry_plane_is_the_whole_dipole() {
     let np = g.phi.len();
     let behind = |i: usize| g.theta[i / np].sin() * g.phi[i % np].sin() < -1e-9;
     assert!((0..g.intensity.len()).all(|i| !behind(i) || g.intensity[i] == 0.0));
-    assert!((0..g.intensity.len()).any(|i| behind(i)));
+    assert!((0..g.intensity.len()).any(behind));
 }
 
 /// Two planes: the vertical dipole over PEC ground of the first image test, as a

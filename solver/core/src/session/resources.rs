@@ -179,7 +179,10 @@ pub fn results_cost(model: &Model) -> ResultsCost {
             .disk
             .saturating_add(values.saturating_mul(16).saturating_add(16 << 10));
         monitor_freqs = monitor_freqs.max(m.freqs.len() as u64);
-        if let crate::monitors::Kind::FarField { theta_step, phi_step, .. } = &m.kind {
+        if let crate::monitors::Kind::FarField {
+            theta_step, phi_step, ..
+        } = &m.kind
+        {
             let dirs = (crate::farfield::grid(*theta_step, 180.0).len() as u64)
                 .saturating_mul(crate::farfield::grid(*phi_step, 360.0).len() as u64);
             let grids = dirs.saturating_mul(m.freqs.len() as u64);
