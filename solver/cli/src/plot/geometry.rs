@@ -454,6 +454,7 @@ pub fn geometry_png(geom: &Geometry, at: [f64; 3], path: &Path, title: &str) -> 
             geom.outlines(&mut chart, axis, index, BLACK.mix(0.5).stroke_width(1))?;
             geom.thin_edges(&mut chart, axis, at[axis])?;
             geom.cpml(&mut chart, axis)?;
+            geom.boxes(&mut chart, axis, at[axis])?;
             geom.markers(&mut chart, axis, at[axis])?;
             panels.push(panel_of(&name, &chart, (0.0, size[u]), (0.0, size[v])));
         }
