@@ -223,3 +223,43 @@ fn a_run_logged_to_a_file_shows_the_decay_and_an_eta() {
         .unwrap();
     assert!(!text(&out.stderr).contains("progress:"), "{}", text(&out.stderr));
 }
+
+/// Results at frequencies the drive does not reach are left out of the summary's
+/// findings and named, not printed as resonances, minima or bands.
+#[test]
+fn frequencies_outside_the_drive_are_left_out_of_the_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The 1 GHz gaussian reaches a few GHz; ask for 0.5 to 40 GHz.
+    let scene = SCENE.replace(
+        "start = 100e6\nstop = 1e9\npoints = 10",
+        "start = 0.5e9\nstop = 40e9\npoints = 80",
+    );
+    assert_ne!(scene, SCENE);
+    std::fs::write(d.join("s.toml"), &scene).unwrap();
+    let out = fdtd(d, &["run", "s.toml", "--backend", "cpu"], None);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(se.contains("outside the band"), "the guard warns: {se}");
+    let line = so
+        .lines()
+        .find(|l| l.contains("are outside what the run resolves"))
+        .unwrap_or_else(|| panic!("no left-out line in:\n{so}"));
+    let n: usize = line.trim().split(' ').next().unwrap().parse().unwrap();
+    assert!(n > 40 && n < 80, "{line}");
+    // Every finding lies below the highest resolved frequency.
+    let findings: Vec<&str> = so.lines().filter(|l| l.contains("min |S11|")).collect();
+    assert_eq!(findings.len(), 1, "{so}");
+    let ghz = |l: &str| -> f64 {
+        let at = l.split(" at ").nth(1).unwrap();
+        let v: f64 = at.split(' ').next().unwrap().parse().unwrap();
+        if at.contains("GHz") {
+            v
+        } else if at.contains("MHz") {
+            v / 1e3
+        } else {
+            panic!("{l}")
+        }
+    };
+    assert!(ghz(findings[0]) < 20.0, "{}", findings[0]);
+}

@@ -30,10 +30,35 @@ pub fn lines(report: &RunReport) -> Vec<String> {
         }
     }
     let early = report.decay_db.is_some() && !matches!(s.end, EndReason::Decayed(_));
-    for p in &report.results.ports {
+    for (k, full) in report.results.ports.iter().enumerate() {
+        let role = if full.driven { "driven" } else { "matched load" };
+        out.push(format!("  port     {} ({role}, Z0 = {} Ω)", full.name, sig(full.z0, 4)));
+        // Findings come from the frequencies the run resolves only.
+        let skip = report.unresolved.ports.get(k).cloned().unwrap_or_default();
+        let left_out: Vec<f64> = full
+            .freq
+            .iter()
+            .zip(&skip)
+            .filter(|(_, &u)| u)
+            .map(|(f, _)| *f)
+            .collect();
+        if !left_out.is_empty() {
+            out.push(format!(
+                "           {} of {} frequencies ({} .. {}) are outside what the run resolves (see the warning): \
+                 left out of the findings below",
+                left_out.len(),
+                full.freq.len(),
+                hz(left_out[0]),
+                hz(left_out[left_out.len() - 1])
+            ));
+            if left_out.len() == full.freq.len() {
+                out.push("           no finding: none of the frequencies is resolved".into());
+                continue;
+            }
+        }
+        let kept = resolved_only(full, &skip);
+        let p = &kept;
         let sum = fdtd::ports::summarize(p);
-        let role = if p.driven { "driven" } else { "matched load" };
-        out.push(format!("  port     {} ({role}, Z0 = {} Ω)", p.name, sig(p.z0, 4)));
         if p.driven {
             let res: Vec<String> = sum
                 .resonances
@@ -101,10 +126,54 @@ pub fn lines(report: &RunReport) -> Vec<String> {
     out
 }
 
-/// Far-field lines (radiated power, peak directivity and gain): filled in by the far-field work.
+/// The items of `v` whose `skip` flag is false.
+fn kept<T: Copy>(v: &[T], skip: &[bool]) -> Vec<T> {
+    v.iter().zip(skip).filter(|(_, &u)| !u).map(|(x, _)| *x).collect()
+}
+
+/// `r` at the frequencies whose `skip` flag is false (all of them when none is set).
+fn resolved_only(r: &fdtd::results::PortResult, skip: &[bool]) -> fdtd::results::PortResult {
+    if !skip.iter().any(|&u| u) || skip.len() != r.freq.len() {
+        return r.clone();
+    }
+    fdtd::results::PortResult {
+        name: r.name.clone(),
+        z0: r.z0,
+        driven: r.driven,
+        freq: kept(&r.freq, skip),
+        v: kept(&r.v, skip),
+        i: kept(&r.i, skip),
+        z: kept(&r.z, skip),
+        a: kept(&r.a, skip),
+        b: kept(&r.b, skip),
+        s: kept(&r.s, skip),
+        p_inc: kept(&r.p_inc, skip),
+        p_acc: kept(&r.p_acc, skip),
+    }
+}
+
+/// Far-field lines (radiated power, peak directivity and gain) at the frequencies the
+/// run resolves; one line naming each frequency it does not.
 pub fn farfield_lines(report: &RunReport) -> Vec<String> {
-    fdtd::farfield::summary_lines(&report.results.farfields)
+    let ffs = &report.results.farfields;
+    let skip = |k: usize| report.unresolved.farfields.get(k).copied().unwrap_or(false);
+    let resolved: Vec<_> = ffs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !skip(*k))
+        .map(|(_, f)| f.clone())
+        .collect();
+    let mut out: Vec<String> = fdtd::farfield::summary_lines(&resolved)
         .into_iter()
         .map(|l| format!("  {l}"))
-        .collect()
+        .collect();
+    for (_, f) in ffs.iter().enumerate().filter(|(k, _)| skip(*k)) {
+        out.push(format!(
+            "  far field {} at {}: no finding (the run does not resolve this frequency: outside the band its \
+             sources drive, or above the grid's Nyquist frequency; see the warning)",
+            f.name,
+            hz(f.freq)
+        ));
+    }
+    out
 }

@@ -242,7 +242,7 @@ fn frequency_keys(scene: &Scene, model: &Model, out: &mut Vec<String>) {
         let fits = |f: f64| (f_lo..=f_hi).contains(&f) && f < ny;
         if fmax < f_lo {
             out.push(format!(
-                "{at}: frequencies {} .. {} are far below what the run resolves (one period of the {} simulated is {}): results there are meaningless and marked unresolved{}",
+                "{at}: frequencies {} .. {} are far below what the run resolves (one period of the {} simulated is {}): results there are meaningless and left out of the summary's findings{}",
                 hz(fmin),
                 hz(fmax),
                 crate::fmt::si(t_end, "s"),
@@ -254,7 +254,7 @@ fn frequency_keys(scene: &Scene, model: &Model, out: &mut Vec<String>) {
         if cpw(fmin) < 2.0 {
             out.push(format!(
                 "{at}: frequencies {} .. {} are above what the cells resolve ({} cells per wavelength at {}; the \
-                 grid aliases below 2): results there are marked unresolved{}",
+                 grid aliases below 2): results there are left out of the summary's findings{}",
                 hz(fmin),
                 hz(fmax),
                 sig(cpw(fmin), 2),
@@ -274,7 +274,7 @@ fn frequency_keys(scene: &Scene, model: &Model, out: &mut Vec<String>) {
             let (lo, hi) = drive.band();
             out.push(format!(
                 "{at}: {} of {} frequencies ({} .. {}) lie outside the band of {what} ({} .. {}, above −40 dB of \
-                 the spectrum's peak): results there divide noise by almost nothing and are marked unresolved{}",
+                 the spectrum's peak): results there divide noise by almost nothing and are left out of the summary's findings{}",
                 outside.len(),
                 freqs.len(),
                 hz(outside[0]),
@@ -288,7 +288,7 @@ fn frequency_keys(scene: &Scene, model: &Model, out: &mut Vec<String>) {
         if !above.is_empty() {
             out.push(format!(
                 "{at}: {} of {} frequencies (from {}) are not below the grid's Nyquist frequency {} (1/(2 dt)): \
-                 the run cannot represent them; they are marked unresolved",
+                 the run cannot represent them; they are left out of the summary's findings",
                 above.len(),
                 freqs.len(),
                 hz(above[0]),

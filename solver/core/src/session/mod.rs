@@ -730,6 +730,7 @@ impl Session {
             output,
             start,
             host_planned,
+            scene,
         })
     }
 }
@@ -751,6 +752,8 @@ pub struct Prepared {
     start: usize,
     /// The host plan's total ([`resources::host_plan`]).
     host_planned: u64,
+    /// The scene: which result frequencies its sources drive ([`guards::unresolved`]).
+    scene: Scene,
 }
 
 impl Prepared {
@@ -815,6 +818,7 @@ impl Prepared {
             mut output,
             start,
             host_planned,
+            scene,
             ..
         } = self;
         let events = request.events.clone();
@@ -962,7 +966,20 @@ impl Prepared {
             }
         }
         let advice = (summary.outcome == Outcome::Interrupted).then(|| resume_advice(&checkpoints));
+        let unresolved = Unresolved {
+            ports: results
+                .ports
+                .iter()
+                .map(|p| guards::unresolved(&scene, &model, &p.freq, true))
+                .collect(),
+            farfields: results
+                .farfields
+                .iter()
+                .map(|f| guards::unresolved(&scene, &model, &[f.freq], false)[0])
+                .collect(),
+        };
         Ok(RunReport {
+            unresolved,
             mcells_per_s: summary.mcells_per_s(&model),
             summary,
             steps: model.grid.steps,
@@ -1002,9 +1019,22 @@ fn finish_results(
     Ok((results, files))
 }
 
+/// Result frequencies the run could not resolve (outside the band its sources drive, or
+/// not below the grid's Nyquist frequency; [`guards::unresolved`]): the summary leaves
+/// them out of its findings and says so.
+#[derive(Clone, Debug, Default)]
+pub struct Unresolved {
+    /// Per port of `results.ports`, per frequency.
+    pub ports: Vec<Vec<bool>>,
+    /// Per far field of `results.farfields` (one frequency each).
+    pub farfields: Vec<bool>,
+}
+
 /// How a run that was not stopped by an error ended.
 #[derive(Clone, Debug)]
 pub struct RunReport {
+    /// Result frequencies the run could not resolve.
+    pub unresolved: Unresolved,
     pub summary: RunSummary,
     /// Steps planned.
     pub steps: usize,
