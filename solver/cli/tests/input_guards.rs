@@ -81,7 +81,7 @@ fn extreme_keys_are_refused_at_their_line_and_column() {
         (
             "amplitude = 1e308",
             scene(r#"{ type = "gaussian", frequency = 3e9, amplitude = 1e308 }"#, ""),
-            "must be from -1e15 to 1e15",
+            "must be from -1e25 to 1e25",
         ),
         (
             "impedance = 1e308",

@@ -776,7 +776,9 @@ const MIN_TIME: f64 = 1e-21;
 const MAX_TIME: f64 = 1e3;
 const MIN_FREQUENCY: f64 = 1e-3;
 const MAX_FREQUENCY: f64 = 1e21;
-const MAX_AMPLITUDE: f64 = 1e15;
+/// Up to 1e25: anything stronger overflows f32 within a few steps; between, the run's
+/// instability check names the source as the likely cause.
+const MAX_AMPLITUDE: f64 = 1e25;
 /// A port's reference impedance (Ω): 1e308 or 1e-300 gave NaN S.
 const Z0_RANGE: (f64, f64) = (1e-3, 1e6);
 

@@ -830,9 +830,18 @@ mod tests {
         assert!(one.text < 100_000, "{one:?}");
         assert!(output_bytes(&big, &model, 0) > many.text);
         // A fine far-field grid: 1801 × 3601 directions at 3 frequencies.
-        let ff = "[[farfield]]\nname = \"ff\"\nbox = { min = [0.01, 0.01, 0.002], max = [0.03, 0.03, 0.004] }\n\
-                  frequencies = [1e9, 1.5e9, 2e9]\ntheta_step = 0.1\nphi_step = 0.1\n";
-        let f = results_cost(&scene(1, 41, ff).1);
+        // (In open space: a far field is undefined between facing PEC walls.)
+        let ff = Scene::parse(
+            "[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 100\n[boundaries]\nall = \"cpml\"\n\
+             [boundaries.cpml]\ncells = 4\n[frequencies]\nstart = 1e9\nstop = 2e9\npoints = 41\n\
+             [[ports]]\nname = \"p0\"\nstart = [20e-3, 20e-3, 20e-3]\nend = [20e-3, 20e-3, 21e-3]\n\
+             [ports.waveform]\ntype = \"gaussian\"\nfrequency = 1e9\n\
+             [[farfield]]\nname = \"ff\"\nbox = { min = [0.01, 0.01, 0.01], max = [0.03, 0.03, 0.03] }\n\
+             frequencies = [1e9, 1.5e9, 2e9]\ntheta_step = 0.1\nphi_step = 0.1\n",
+            "t.toml",
+        )
+        .unwrap();
+        let f = results_cost(&crate::model::Model::discretize(&ff).unwrap());
         assert!(f.host > 1801 * 3601 * 3 * 64, "{f:?}");
         assert!(f.disk > 1801 * 3601 * 3 * 64, "{f:?}");
         // In the host plan, and a plan that does not fit for that reason says so.
