@@ -7,7 +7,7 @@
 //! correction of the current is therefore exact: each series is transformed at its own
 //! times).
 use crate::model::Model;
-use crate::results::PortResult;
+use crate::results::{PortResult, SMatrix};
 use num_complex::Complex64;
 use std::f64::consts::TAU;
 
@@ -172,15 +172,65 @@ pub fn summarize(r: &PortResult) -> PortSummary {
     }
 }
 
-/// A Touchstone 1.1 file (`# Hz S RI R z0`) of the driven port's column: per frequency,
-/// S_{j,driven} for every port j. A one-port file is the usual `.s1p`; with more ports
+/// The full S-matrix from the port results of every drive: `drives[k]` = (the driven
+/// port's index, every port's result of that drive). Column `in` of the matrix is
+/// b_out / a_in of the drive of port `in`. None unless every port was driven once.
+pub fn s_matrix(drives: &[(usize, Vec<PortResult>)]) -> Option<SMatrix> {
+    let first = &drives.first()?.1;
+    let n = first.len();
+    let nf = first.first()?.freq.len();
+    let mut s = vec![Complex64::new(f64::NAN, f64::NAN); n * n * nf];
+    let mut seen = vec![false; n];
+    for (d, results) in drives {
+        if *d >= n || results.len() != n || seen[*d] {
+            return None;
+        }
+        seen[*d] = true;
+        for (out, r) in results.iter().enumerate() {
+            for k in 0..nf {
+                s[(out * n + d) * nf + k] = r.s.get(k).copied()?;
+            }
+        }
+    }
+    seen.iter().all(|&x| x).then(|| SMatrix {
+        ports: first.iter().map(|r| r.name.clone()).collect(),
+        z0: first.iter().map(|r| r.z0).collect(),
+        freq: first[0].freq.clone(),
+        s,
+    })
+}
+
+/// The `! unresolved: ...` comment of the frequencies a run does not resolve (`resolved`
+/// per frequency of `freq`; empty: not assessed), or None when every one is resolved.
+pub fn unresolved_note(freq: &[f64], resolved: &[bool]) -> Option<String> {
+    let list: Vec<String> = freq
+        .iter()
+        .zip(resolved)
+        .filter(|(_, &r)| !r)
+        .map(|(f, _)| format!("{f:.9e}"))
+        .collect();
+    (!list.is_empty()).then(|| {
+        format!(
+            "unresolved (outside the driving band or not below the grid's Nyquist frequency; not results): {} of {} frequencies (Hz): {}",
+            list.len(),
+            freq.len(),
+            list.join(" ")
+        )
+    })
+}
+
+/// A Touchstone 1.1 file (`# Hz S RI R z0`). With `matrix` (a run that drove every
+/// port), the full S-matrix. Otherwise the driven port's column: per frequency,
+/// S_{j,driven} for every port j; a one-port file is the usual `.s1p`; with more ports
 /// the columns of the ports that were not driven are unknown from one run and written
-/// as `nan` (noted in the header).
-pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
+/// as `nan` (noted in the header). `resolved` (per frequency, may be empty) adds an
+/// `! unresolved:` comment naming the frequencies the run does not resolve.
+pub fn touchstone(results: &[PortResult], matrix: Option<&SMatrix>, resolved: &[bool], scene_name: &str) -> String {
     use std::fmt::Write;
     let n = results.len();
     let d = results.iter().position(|r| r.driven).unwrap_or(0);
     let z0 = results.first().map_or(50.0, |r| r.z0);
+    let matrix = matrix.filter(|m| m.n() == n && results.first().is_some_and(|r| r.freq == m.freq));
     let mut s = String::new();
     let _ = writeln!(s, "! fdtd {} port result of {scene_name}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(
@@ -189,16 +239,26 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
         results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")
     );
     if n > 1 {
-        let _ = writeln!(
-            s,
-            "! one run drives port {} ({}): only column {} of the S-matrix is known; the other columns are nan",
-            d + 1,
-            results[d].name,
-            d + 1
-        );
+        match matrix {
+            Some(_) => {
+                let _ = writeln!(s, "! every port driven in turn (drive.ports = \"each\"): the full S-matrix");
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "! one run drives port {} ({}): only column {} of the S-matrix is known; the other columns are nan",
+                    d + 1,
+                    results[d].name,
+                    d + 1
+                );
+            }
+        }
     }
     if results.iter().any(|r| r.z0 != z0) {
         let _ = writeln!(s, "! the ports' reference impedances differ; the header gives port 1's");
+    }
+    if let Some(note) = results.first().and_then(|r| unresolved_note(&r.freq, resolved)) {
+        let _ = writeln!(s, "! {note}");
     }
     let _ = writeln!(s, "# Hz S RI R {}", z0);
     let nf = results.first().map_or(0, |r| r.freq.len());
@@ -206,10 +266,10 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
         let _ = write!(s, "{:.9e}", results[0].freq[k]);
         // Touchstone order: rows i, columns j (S_ij); for N = 2: S11 S21 S12 S22.
         let entry = |i: usize, j: usize| -> Complex64 {
-            if j == d {
-                results[i].s[k]
-            } else {
-                Complex64::new(f64::NAN, f64::NAN)
+            match matrix {
+                Some(m) => m.get(i, j, k),
+                None if j == d => results[i].s[k],
+                None => Complex64::new(f64::NAN, f64::NAN),
             }
         };
         let order: Vec<(usize, usize)> = if n == 2 {
@@ -230,17 +290,24 @@ pub fn touchstone(results: &[PortResult], scene_name: &str) -> String {
     s
 }
 
-/// The ports as CSV: one row per frequency, per port Re/Im Z, Re/Im S, |S| dB, P_inc, P_acc.
-pub fn csv(results: &[PortResult]) -> String {
+/// The ports as CSV: one row per frequency, per port Re/Im Z, Re/Im S, |S| dB, P_inc,
+/// P_acc; with `resolved` (per frequency) a last column `resolved` (1: a result, 0: a
+/// frequency the run does not resolve). A column rather than a comment line: CSV
+/// readers take the first line as the header.
+pub fn csv(results: &[PortResult], resolved: &[bool]) -> String {
     use std::fmt::Write;
+    let nf = results.first().map_or(0, |r| r.freq.len());
+    let flag = resolved.len() == nf && nf > 0;
     let mut s = String::from("frequency_hz");
     for r in results {
         for col in ["z_re", "z_im", "s_re", "s_im", "s_db", "p_inc", "p_acc"] {
             let _ = write!(s, ",{}", csv_field(&format!("{}_{col}", r.name)));
         }
     }
+    if flag {
+        s.push_str(",resolved");
+    }
     s.push('\n');
-    let nf = results.first().map_or(0, |r| r.freq.len());
     for k in 0..nf {
         let _ = write!(s, "{:.9e}", results[0].freq[k]);
         for r in results {
@@ -255,6 +322,9 @@ pub fn csv(results: &[PortResult]) -> String {
                 r.p_inc[k],
                 r.p_acc[k]
             );
+        }
+        if flag {
+            s.push_str(if resolved[k] { ",1" } else { ",0" });
         }
         s.push('\n');
     }
@@ -288,7 +358,7 @@ mod tests {
             p_acc: vec![0.75],
             ..PortResult::default()
         };
-        let text = csv(&[port("in, left"), port("say \"hi\""), port("plain")]);
+        let text = csv(&[port("in, left"), port("say \"hi\""), port("plain")], &[]);
         let header = text.lines().next().unwrap();
         assert!(
             header.starts_with("frequency_hz,\"in, left_z_re\",\"in, left_z_im\""),
@@ -337,13 +407,13 @@ mod tests {
             s: vec![Complex64::new(s, 0.0); 2],
             ..PortResult::default()
         };
-        let one = touchstone(&[port("a", true, 0.5)], "x");
+        let one = touchstone(&[port("a", true, 0.5)], None, &[], "x");
         assert!(
             one.contains("# Hz S RI R 50\n1.000000000e9 5.000000000e-1 0.000000000e0\n"),
             "{one}"
         );
         // Two ports driven at port 2: S12 and S22 known, S11 and S21 nan (order S11 S21 S12 S22).
-        let two = touchstone(&[port("a", false, 0.1), port("b", true, 0.2)], "x");
+        let two = touchstone(&[port("a", false, 0.1), port("b", true, 0.2)], None, &[], "x");
         let row = two.lines().find(|l| l.starts_with("2.0")).unwrap();
         let v: Vec<&str> = row.split_whitespace().collect();
         assert_eq!(
@@ -354,6 +424,8 @@ mod tests {
         // Three ports: one line per matrix row.
         let three = touchstone(
             &[port("a", true, 0.1), port("b", false, 0.2), port("c", false, 0.3)],
+            None,
+            &[],
             "x",
         );
         assert_eq!(

@@ -28,6 +28,48 @@ pub struct RunResults {
     /// The recorded closed surfaces of the `[[farfield]]` boxes (input of the far-field
     /// transform), one entry per box.
     pub surfaces: Vec<FarFieldRecording>,
+    /// The full S-matrix of a run that drove every port in turn (`drive.ports = "each"`).
+    pub s_matrix: Option<SMatrix>,
+    /// Which result frequencies the run resolves (empty vectors: not assessed).
+    pub resolved: Resolved,
+}
+
+/// Per result frequency, whether the run resolves it: inside the band its waveforms
+/// drive (above −40 dB of their spectra's peak) and below the grid's Nyquist frequency
+/// (`session::guards::unresolved`). Files mark the others; summaries leave them out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resolved {
+    /// Per frequency of the ports (every port and the S-matrix share the model's list).
+    pub ports: Vec<bool>,
+    /// Per monitor of `monitors`, per frequency.
+    pub monitors: Vec<Vec<bool>>,
+    /// Per far field of `farfields` (one frequency each).
+    pub farfields: Vec<bool>,
+}
+
+/// The full scattering matrix of a run that drove each port in turn.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SMatrix {
+    /// The ports' names, in scene order (the matrix's row and column order).
+    pub ports: Vec<String>,
+    /// Each port's reference impedance (Ω).
+    pub z0: Vec<f64>,
+    pub freq: Vec<f64>,
+    /// S\[out\]\[in\]\[freq\] flat: `s[(out·N + in)·F + f]` = b_out / a_in with port `in`
+    /// driven (the others matched loads).
+    pub s: Vec<Complex64>,
+}
+
+impl SMatrix {
+    /// Number of ports N.
+    pub fn n(&self) -> usize {
+        self.ports.len()
+    }
+
+    /// S_{out, in} at frequency index `k`.
+    pub fn get(&self, out: usize, inp: usize, k: usize) -> Complex64 {
+        self.s[(out * self.n() + inp) * self.freq.len() + k]
+    }
 }
 
 /// A far-field box's recording: one closed surface per frequency, and the angular grid

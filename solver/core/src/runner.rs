@@ -169,6 +169,9 @@ pub struct ProgressInfo {
     pub mcells: f64,
     /// The end criterion's state, once it has been evaluated (a run with `decay_db`).
     pub decay: Option<DecayProgress>,
+    /// A run that drives every port in turn: (this drive, 1-based; the number of
+    /// drives). The runner leaves it None; the session sets it.
+    pub drive: Option<(usize, usize)>,
 }
 
 /// The end criterion as last evaluated: how far the signal has decayed and when it will
@@ -1039,6 +1042,7 @@ pub fn run(
                                 total: steps,
                                 mcells: mcells_since(model, n0 - first_step, stepping),
                                 decay: decay_info,
+                                drive: None,
                             });
                         }
                         break;
@@ -1057,6 +1061,7 @@ pub fn run(
                 total: steps,
                 mcells: mcells_since(model, n0 - first_step, stepping),
                 decay: decay_info,
+                drive: None,
             });
         }
     }

@@ -65,5 +65,6 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         ports: vec![],
         lumped: vec![],
         frequencies: None,
+        drive_each: false,
     }
 }

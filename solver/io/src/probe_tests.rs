@@ -63,6 +63,7 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
         ports: vec![],
         lumped: vec![],
         frequencies: None,
+        drive_each: false,
     }
 }
 

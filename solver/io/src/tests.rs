@@ -110,6 +110,7 @@ fn scene() -> Scene {
         ports: vec![],
         lumped: vec![],
         frequencies: None,
+        drive_each: false,
     }
 }
 

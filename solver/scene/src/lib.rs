@@ -98,6 +98,9 @@ pub struct Scene {
     pub lumped: Vec<Lumped>,
     /// `[frequencies]`: where ports (and by default monitors and far fields) are evaluated.
     pub frequencies: Option<Frequencies>,
+    /// `[drive] ports = "each"`: every port is driven in turn (one drive each, the others
+    /// matched loads) and the run gives the full S-matrix. Every port then has a waveform.
+    pub drive_each: bool,
 }
 
 impl Scene {
@@ -114,6 +117,62 @@ impl Scene {
     /// Parse a scene from text; `path` is used only in messages and metadata.
     pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         parse::parse(text, path.as_ref())
+    }
+
+    /// Drive every port in turn (what `[drive] ports = "each"` says; a front end's option
+    /// sets it after parsing): every port gets a waveform (a port without one gets the
+    /// Gaussian the parser derives from `[frequencies]`). Refused without ports, with
+    /// `[[sources]]` (the S-matrix needs the ports as the only excitation) or when a port
+    /// has no waveform and nothing defines one.
+    pub fn set_drive_each(&mut self) -> Result<(), String> {
+        if self.ports.is_empty() {
+            return Err("driving each port needs [[ports]]; the scene has none".into());
+        }
+        if let Some(s) = self.sources.first() {
+            return Err(format!(
+                "driving each port needs the ports as the only excitation; the scene has [[sources]] ({})",
+                s.name
+            ));
+        }
+        let stop = self
+            .frequencies
+            .as_ref()
+            .map(|f| f.values().into_iter().fold(0.0, f64::max));
+        for p in &mut self.ports {
+            if p.waveform.is_none() {
+                match stop {
+                    Some(f) if f > 0.0 => p.waveform = Some(Waveform::gaussian_from_frequency(1.0, f / 2.0)),
+                    _ => {
+                        return Err(format!(
+                            "port {} has no waveform and the scene no [frequencies] to derive one: driving each port needs one per port",
+                            p.name
+                        ))
+                    }
+                }
+            }
+        }
+        self.drive_each = true;
+        Ok(())
+    }
+
+    /// The ports in the order a `drive_each` run drives them: the port with `excite =
+    /// true` first (its drive writes the probes, snapshots, monitors and far fields, as a
+    /// run without `drive_each` would), then the others in scene order.
+    pub fn drive_order(&self) -> Vec<usize> {
+        let first = self.ports.iter().position(|p| p.excite).unwrap_or(0);
+        std::iter::once(first)
+            .chain((0..self.ports.len()).filter(|&k| k != first))
+            .collect()
+    }
+
+    /// The scene of the drive of port `k`: that port driven, every other port a matched
+    /// load (`excite = false`).
+    pub fn with_driven_port(&self, k: usize) -> Scene {
+        let mut s = self.clone();
+        for (i, p) in s.ports.iter_mut().enumerate() {
+            p.excite = i == k;
+        }
+        s
     }
 
     /// The frequencies (Hz) where port results are evaluated: `[frequencies]`, or by

@@ -24,9 +24,10 @@ mod monitors;
 
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 14] = [
+const TOP_KEYS: [&str; 15] = [
     "domain",
     "ports",
+    "drive",
     "lumped",
     "frequencies",
     "time",
@@ -152,6 +153,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     let frequencies = p
         .keep(root.get("frequencies").map(|v| frequencies(&v)).transpose())
         .flatten();
+    let drive_each = p.keep(drive(root.get("drive"))).unwrap_or(false);
     let mut ports = Vec::new();
     let mut lumped = Vec::new();
     if let Some((d, _)) = &dom {
@@ -160,7 +162,20 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
         let tables = p.keep(list(root.get("ports"), "ports")).unwrap_or_default();
         let stop = frequencies.as_ref().map(|f| f.values().into_iter().fold(0.0, f64::max));
         for (i, t) in tables.iter().enumerate() {
-            ports.extend(p.keep(port(t, i, d, stop, &mut names, &mut taken)));
+            ports.extend(p.keep(port(t, i, d, stop, drive_each, &mut names, &mut taken)));
+        }
+        if drive_each {
+            if let (Some(v), Some(s)) = (root.get("drive"), srcs.first()) {
+                p.0.push(
+                    v.err("drive.ports = \"each\" with [[sources]]: the S-matrix needs the ports as the only excitation")
+                        .hint(format!("remove the [[sources]] ({}) or drive one port per run", s.name)),
+                );
+            }
+            if ports.is_empty() {
+                if let Some(v) = root.get("drive") {
+                    p.0.push(v.err("drive.ports = \"each\" but the scene has no [[ports]]"));
+                }
+            }
         }
         if ports.iter().filter(|p| p.excite).count() > 1 {
             let second = ports.iter().filter(|p| p.excite).nth(1).map(|p| p.name.clone());
@@ -201,6 +216,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             ports,
             lumped,
             frequencies,
+            drive_each,
         }),
         _ => Err(p.0),
     }
@@ -1031,11 +1047,31 @@ fn claim(t: &Tbl, name: &str, e: Edges, taken: &mut Vec<(String, Edges)>) -> R<(
     Ok(())
 }
 
+/// `[drive]` (optional): `ports = "each"` runs every port in turn (the full S-matrix
+/// in one run), `"excited"` (the default) only the port with `excite = true`.
+fn drive(v: Option<Val>) -> R<bool> {
+    let Some(v) = v else { return Ok(false) };
+    let t = v.table()?;
+    t.check_keys(&["ports"])?;
+    match t.get("ports") {
+        None => Ok(false),
+        Some(v) => match v.str()? {
+            "each" => Ok(true),
+            "excited" => Ok(false),
+            other => Err(v
+                .err(format!("unknown drive \"{other}\""))
+                .hint("\"each\" (every port in turn: the full S-matrix) or \"excited\" (the port with excite = true)")),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn port(
     t: &Tbl,
     i: usize,
     d: &Domain,
     stop: Option<f64>,
+    drive_each: bool,
     names: &mut Names,
     taken: &mut Vec<(String, Edges)>,
 ) -> R<Port> {
@@ -1049,11 +1085,15 @@ fn port(
     };
     let waveform = match t.get("waveform") {
         Some(w) => Some(waveform(&w.table()?)?),
-        None if excite => match stop {
+        None if excite || drive_each => match stop {
             Some(f) if f > 0.0 => Some(Waveform::gaussian_from_frequency(1.0, f / 2.0)),
             _ => {
-                return Err(Diag::new(t.span.clone(), &t.path, "a driven port needs a waveform")
-                    .hint("add [ports.waveform] (the source voltage, V), or a [frequencies] section to derive one"))
+                let why = match excite {
+                    true => "a driven port needs a waveform",
+                    false => "drive.ports = \"each\" drives every port: this one needs a waveform",
+                };
+                return Err(Diag::new(t.span.clone(), &t.path, why)
+                    .hint("add [ports.waveform] (the source voltage, V), or a [frequencies] section to derive one"));
             }
         },
         None => None,

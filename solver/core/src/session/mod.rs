@@ -28,6 +28,7 @@
 //! causes, never a front end's options: [`SessionError`]'s variants carry what a front
 //! end needs to add its own hints, and [`SessionError::kind`] classifies them.
 mod checkpoints;
+pub mod drives;
 mod error;
 pub mod guards;
 pub mod output;
@@ -120,13 +121,15 @@ pub enum SessionEvent {
     CheckpointRemovalFailed { path: PathBuf, error: String },
     /// A file at a checkpoint name that the run did not write was left alone.
     CheckpointKept { path: PathBuf, why: String },
+    /// A run that drives every port in turn starts drive `index` (1-based) of `count`.
+    Drive { index: usize, count: usize, port: String },
 }
 
 impl SessionEvent {
     pub fn severity(&self) -> Severity {
         match self {
             SessionEvent::Run(RunEvent::CheckpointWritten { .. }) => Severity::Info,
-            SessionEvent::StaleCheckpointsRemoved { .. } => Severity::Note,
+            SessionEvent::StaleCheckpointsRemoved { .. } | SessionEvent::Drive { .. } => Severity::Note,
             SessionEvent::Run(_)
             | SessionEvent::CheckpointSkipped(_)
             | SessionEvent::CheckpointRemovalFailed { .. }
@@ -151,6 +154,9 @@ impl fmt::Display for SessionEvent {
             SessionEvent::CheckpointKept { path, why } => {
                 write!(f, "left {} alone: {why}", path.display())
             }
+            SessionEvent::Drive { index, count, port } => {
+                write!(f, "drive {index}/{count}: port {port} driven, the others matched loads")
+            }
         }
     }
 }
@@ -173,6 +179,8 @@ pub struct RunRequest {
     pub resume: bool,
     /// Checkpoint interval or none, over the scene's `[checkpoint]` section.
     pub checkpoint: CheckpointRequest,
+    /// Drive every port in turn (as the scene's `[drive] ports = "each"` does).
+    pub drive_each: bool,
     /// Do not refuse a run whose planned output (uncompressed) exceeds the free disk space.
     pub skip_disk_check: bool,
     /// Most time steps per chunk (the run stops, flushes and reports between chunks).
@@ -198,6 +206,7 @@ impl RunRequest {
             force: false,
             resume: false,
             checkpoint: CheckpointRequest::default(),
+            drive_each: false,
             skip_disk_check: false,
             chunk: DEFAULT_CHUNK,
             backend: BackendChoice::Auto,
@@ -229,11 +238,27 @@ fn emit(events: &Option<Events>, e: SessionEvent) {
 /// CPU backend, whose fields are in RAM too), discretise it, and refuse inputs that
 /// cannot run in f32 ([`runner::preflight`]).
 pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionError> {
+    load_with(source, cpu, false)
+}
+
+/// [`load`], with every port driven in turn when `drive_each` (or the scene's `[drive]`
+/// says so): the model is then that of the first drive (the port with `excite = true`,
+/// else the first port, driven; the others matched loads).
+pub fn load_with(source: &SceneSource, cpu: bool, drive_each: bool) -> Result<(Scene, Model), SessionError> {
     let path = source.path().to_path_buf();
-    let scene = match source {
+    let mut scene = match source {
         SceneSource::Path(p) => Scene::from_file(p)?,
         SceneSource::Scene(s) => (**s).clone(),
     };
+    if drive_each && !scene.drive_each {
+        scene.set_drive_each().map_err(|message| SessionError::Invalid {
+            path: path.clone(),
+            message,
+        })?;
+    }
+    if scene.drive_each {
+        scene = scene.with_driven_port(scene.drive_order()[0]);
+    }
     if let Some(available) = resources::available_ram() {
         let need = resources::lower_bound(&scene, cpu);
         if need > available {
@@ -551,7 +576,7 @@ impl Session {
     pub fn load(request: RunRequest) -> Result<Session, SessionError> {
         // The GPU backend checks its own memory; everything else may end on the CPU.
         not_stopped(&request)?;
-        let (scene, model) = load(&request.scene, request.backend != BackendChoice::Gpu)?;
+        let (scene, model) = load_with(&request.scene, request.backend != BackendChoice::Gpu, request.drive_each)?;
         not_stopped(&request)?;
         Ok(Session {
             request,
@@ -579,7 +604,11 @@ impl Session {
 
     /// Stage 2: every check before a large allocation, then the backend (from
     /// `engines`) and the output (in `format`); see the [module docs](self).
-    pub fn prepare(self, engines: &[&dyn Engine], format: &dyn OutputFormat) -> Result<Prepared, SessionError> {
+    pub fn prepare<'e>(
+        self,
+        engines: &[&'e dyn Engine],
+        format: &dyn OutputFormat,
+    ) -> Result<Prepared<'e>, SessionError> {
         let Session {
             mut request,
             scene,
@@ -663,6 +692,12 @@ impl Session {
         not_stopped(req)?;
 
         let line = created.describe();
+        // The engine that built it builds the backends of the further drives.
+        let engine = engines
+            .iter()
+            .copied()
+            .find(|e| e.kind() == created.kind)
+            .ok_or_else(|| BackendError::Unsupported(format!("no {:?} engine", created.kind)))?;
         let (output, start) = if let Some(run_id) = run_id {
             let ck = CheckpointOptions {
                 path: checkpoints.path.clone(),
@@ -717,6 +752,7 @@ impl Session {
             (output, 0)
         };
         Ok(Prepared {
+            engine,
             request,
             model,
             out,
@@ -736,7 +772,9 @@ impl Session {
 }
 
 /// A session with its backend built and its output open, ready to run.
-pub struct Prepared {
+pub struct Prepared<'e> {
+    /// The engine of the backend (a run that drives each port builds one per drive).
+    engine: &'e dyn Engine,
     request: RunRequest,
     model: Arc<Model>,
     out: PathBuf,
@@ -756,7 +794,7 @@ pub struct Prepared {
     scene: Scene,
 }
 
-impl Prepared {
+impl Prepared<'_> {
     pub fn model(&self) -> &Arc<Model> {
         &self.model
     }
@@ -808,6 +846,7 @@ impl Prepared {
     /// Stage 3: run to the last step (or until stopped), then close the output.
     pub fn run(self) -> Result<RunReport, SessionError> {
         let Prepared {
+            engine: self_engine,
             mut request,
             model,
             out,
@@ -850,13 +889,29 @@ impl Prepared {
             }
         }
         let mut progress = request.progress.take();
-        let result = runner::run(
-            &model,
-            backend.as_mut(),
-            output.as_sink(),
-            &run_opts,
-            progress.as_mut().map(|p| &mut **p as runner::Progress),
-        );
+        // A run that drives every port in turn: this is drive 1 of `count`.
+        let order = scene.drive_order();
+        let count = if scene.drive_each { order.len() } else { 1 };
+        let result = {
+            let mut tagged = progress.as_mut().map(|p| {
+                move |info: &runner::ProgressInfo| {
+                    let mut info = *info;
+                    info.drive = (count > 1).then_some((1, count));
+                    p(&info)
+                }
+            });
+            if count > 1 {
+                let port = model.ports.iter().find(|p| p.driven).map_or(String::new(), |p| p.name.clone());
+                emit(&events, SessionEvent::Drive { index: 1, count, port });
+            }
+            runner::run(
+                &model,
+                backend.as_mut(),
+                output.as_sink(),
+                &run_opts,
+                tagged.as_mut().map(|t| t as runner::Progress),
+            )
+        };
         let memory = MemoryReport::measure(host_planned, backend.device_memory());
         // Attributes only: a failure to record them must not hide how the run ended.
         let _ = output.record_memory(&memory);
@@ -933,7 +988,64 @@ impl Prepared {
                 }
             }
         }
-        let (results, result_files) = match finish_results(&model, &summary, output.as_mut(), monitors) {
+        // The further drives of a run that drives every port in turn (drives.rs): the
+        // first drive's backend is dropped first (one drive's buffers at a time).
+        let mut further = Vec::new();
+        if summary.outcome == Outcome::Finished && count > 1 {
+            drop(backend);
+            let cx = drives::Context {
+                scene: &scene,
+                engine: self_engine,
+                options: &request.backend_options,
+                chunk: request.chunk,
+                stop: request.stop.clone(),
+                events: &events,
+            };
+            match drives::run(&cx, &order[1..], count, progress.as_mut()) {
+                Ok(drives::Drives::Done(d)) => further = d,
+                Ok(drives::Drives::Interrupted { .. }) => {
+                    // The file keeps the first drive; `--resume` repeats the further
+                    // drives from the checkpoint written after the first.
+                    let contents = output.contents();
+                    let companion = output.companion();
+                    output.finish(Outcome::Interrupted).map_err(SessionError::Finish)?;
+                    let summary = RunSummary {
+                        outcome: Outcome::Interrupted,
+                        end: runner::EndReason::Stopped,
+                        ..summary
+                    };
+                    return Ok(RunReport {
+                        unresolved: Unresolved::default(),
+                        mcells_per_s: summary.mcells_per_s(&model),
+                        summary,
+                        steps: model.grid.steps,
+                        output: out,
+                        contents,
+                        companion,
+                        advice: Some(resume_advice(&checkpoints)),
+                        memory,
+                        results: RunResults::default(),
+                        result_files: Vec::new(),
+                        decay_db: model.decay_db,
+                        drives: Vec::new(),
+                    });
+                }
+                Err(error) => {
+                    let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
+                    return Err(SessionError::Run(Box::new(RunFailure {
+                        advice: Some(resume_advice(&checkpoints)),
+                        error,
+                        steps: model.grid.steps,
+                        output: out,
+                        closed,
+                        on_gpu: kind == BackendChoice::Gpu,
+                    })));
+                }
+            }
+        }
+        let columns: Vec<(usize, Vec<crate::results::PortResult>)> =
+            further.iter().map(|d| (d.port, d.results.clone())).collect();
+        let (results, result_files) = match finish_results(&model, &scene, &summary, output.as_mut(), monitors, &columns) {
             Ok(r) => r,
             Err(e) => {
                 let _ = output.fail(&e.to_string());
@@ -991,17 +1103,28 @@ impl Prepared {
             results,
             result_files,
             decay_db: model.decay_db,
+            drives: further
+                .into_iter()
+                .map(|d| DriveReport {
+                    port: model.ports.get(d.port).map_or(String::new(), |p| p.name.clone()),
+                    summary: d.summary,
+                })
+                .collect(),
         })
     }
 }
 
 /// The end of a run that was not stopped by an error (its end criterion is recorded
-/// before): when finished, the port results computed from the complete series and written.
+/// before): when finished, the port results computed from the complete series, the full
+/// S-matrix when `further` holds the other drives of a run that drove each port
+/// (driven port, results), which frequencies the run resolves, all written.
 fn finish_results(
     model: &Model,
+    scene: &Scene,
     summary: &RunSummary,
     output: &mut dyn Output,
     monitors: RunResults,
+    further: &[(usize, Vec<crate::results::PortResult>)],
 ) -> Result<(RunResults, Vec<PathBuf>), OutputFailure> {
     let mut results = monitors;
     if summary.outcome != Outcome::Finished {
@@ -1012,6 +1135,21 @@ fn finish_results(
         false => output.port_series(model)?,
     };
     results = results::complete(model, results, series.as_ref());
+    if !further.is_empty() {
+        if let Some(d) = model.ports.iter().position(|p| p.driven) {
+            let mut columns = vec![(d, results.ports.clone())];
+            columns.extend(further.iter().cloned());
+            results.s_matrix = crate::ports::s_matrix(&columns);
+        }
+    }
+    let resolved = |freq: &[f64], ports: bool| -> Vec<bool> {
+        guards::unresolved(scene, model, freq, ports).into_iter().map(|u| !u).collect()
+    };
+    results.resolved = crate::results::Resolved {
+        ports: results.ports.first().map_or(Vec::new(), |p| resolved(&p.freq, true)),
+        monitors: results.monitors.iter().map(|m| resolved(&m.freq, false)).collect(),
+        farfields: results.farfields.iter().map(|f| resolved(&[f.freq], false)[0]).collect(),
+    };
     if results.ports.is_empty() && results.monitors.is_empty() && results.surfaces.is_empty() {
         return Ok((results, Vec::new()));
     }
@@ -1057,6 +1195,17 @@ pub struct RunReport {
     pub result_files: Vec<PathBuf>,
     /// The end criterion of the run (dB below the energy peak), if it had one.
     pub decay_db: Option<f64>,
+    /// A run that drove every port in turn: the drives after the first (whose summary is
+    /// `summary`), in order.
+    pub drives: Vec<DriveReport>,
+}
+
+/// One drive after the first of a run that drove every port in turn.
+#[derive(Clone, Debug)]
+pub struct DriveReport {
+    /// The driven port.
+    pub port: String,
+    pub summary: RunSummary,
 }
 
 impl RunReport {
