@@ -1586,7 +1586,9 @@ impl Output for Hdf5Sink {
                 .map(|f| 4096 + f.theta.len() * f.phi.len() * 160)
                 .sum();
             self.reserve_ahead(bytes as u64)?;
-            let r = crate::results_farfield::write_farfields(self.file(), &results.farfields);
+            let r = crate::results_farfield::write_farfields(self.file(), &results.farfields).and_then(|_| {
+                crate::results_farfield::mark_resolved(self.file(), &results.farfields, &results.resolved.farfields)
+            });
             r.map_err(|e| self.err("writing /farfield".into(), e))?;
         }
         let mut written = crate::results_farfield::write_csv_companions(&self.path, model, &results.farfields)
@@ -1598,7 +1600,8 @@ impl Output for Hdf5Sink {
         if results.ports.is_empty() {
             return Ok(written);
         }
-        self.reserve_ahead((results.ports.len() * results.ports[0].freq.len() * 128) as u64)?;
+        let n = results.ports.len();
+        self.reserve_ahead(((n + 2 * n * n) * results.ports[0].freq.len() * 128) as u64)?;
         let r = crate::ports::write_results(self.file(), results);
         r.map_err(|e| self.err("writing the port results".into(), e))?;
         let files = crate::ports::companions(&self.path, model);
@@ -1608,8 +1611,13 @@ impl Output for Hdf5Sink {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let texts = [
-            fdtd_core::ports::touchstone(&results.ports, &scene_name),
-            fdtd_core::ports::csv(&results.ports),
+            fdtd_core::ports::touchstone(
+                &results.ports,
+                results.s_matrix.as_ref(),
+                &results.resolved.ports,
+                &scene_name,
+            ),
+            fdtd_core::ports::csv(&results.ports, &results.resolved.ports),
         ];
         for (f, text) in files.iter().zip(texts) {
             let ours = self.companions.iter().find(|(c, _)| c == f).and_then(|(_, id)| *id);

@@ -64,7 +64,7 @@ mod safe_create;
 pub mod xdmf;
 
 pub use self::describe::BackendLine;
-pub use self::read::{FarFieldInfo, PortInfo, ReadError, ResultFile};
+pub use self::read::{FarFieldInfo, PortInfo, ReadError, ResultFile, SMatrixInfo};
 pub use self::results_farfield::write_farfields;
 
 pub use self::hdf5::{

@@ -250,11 +250,13 @@ fn set_or_put_u64(loc: &Location, name: &str, v: u64) -> hdf5::Result<()> {
     put(loc, name, v)
 }
 
-/// `/ports/<name>/{frequency, Z, S, S_dB, p_inc, p_acc}` (Z and S as `[n, 2]`: re, im).
+/// `/ports/<name>/{frequency, Z, S, S_dB, p_inc, p_acc, resolved}` (Z and S as `[n, 2]`:
+/// re, im), and `/s_matrix` of a run that drove every port.
 pub(crate) fn write_results(file: &File, results: &RunResults) -> hdf5::Result<()> {
+    write_s_matrix(file, results)?;
     for r in &results.ports {
         let grp = file.group(&format!("ports/{}", r.name))?;
-        for name in ["frequency", "Z", "S", "S_dB", "p_inc", "p_acc", "V_f", "I_f"] {
+        for name in ["frequency", "Z", "S", "S_dB", "p_inc", "p_acc", "V_f", "I_f", "resolved"] {
             if grp.link_exists(name) {
                 grp.unlink(name)?;
             }
@@ -281,6 +283,59 @@ pub(crate) fn write_results(file: &File, results: &RunResults) -> hdf5::Result<(
         put_str(&vf, "units", "V s")?;
         let i_f = grp.new_dataset_builder().with_data(&ri(&r.i)).create("I_f")?;
         put_str(&i_f, "units", "A s")?;
+        if results.resolved.ports.len() == r.freq.len() {
+            let flags: Vec<u8> = results.resolved.ports.iter().map(|&x| x as u8).collect();
+            let ds = grp.new_dataset_builder().with_data(&flags).create("resolved")?;
+            put_str(&ds, "description", RESOLVED)?;
+        }
+    }
+    Ok(())
+}
+
+const RESOLVED: &str = "1: the run resolves this frequency; 0: outside the band the waveforms drive (below -40 dB \
+                        of their spectrum's peak) or not below the grid's Nyquist frequency: not a result";
+
+/// `/s_matrix` (a run that drove every port in turn): `S` as `[out][in][freq][2]` (re,
+/// im), `S_dB` `[out][in][freq]`, `frequency`, `resolved`, attributes `ports` (the row
+/// and column order), `z0`. Outside `/ports`, whose members are the ports' groups (every
+/// reader lists them as ports).
+fn write_s_matrix(file: &File, results: &RunResults) -> hdf5::Result<()> {
+    if file.link_exists("s_matrix") {
+        file.unlink("s_matrix")?;
+    }
+    let Some(m) = &results.s_matrix else {
+        return Ok(());
+    };
+    let (n, nf) = (m.n(), m.freq.len());
+    let g = file.create_group("s_matrix")?;
+    put_str(
+        &g,
+        "description",
+        "full scattering matrix: every port driven in turn (drive.ports = \"each\"), the others matched loads; \
+         S[out][in][freq] = b_out / a_in",
+    )?;
+    put_str(&g, "ports", &m.ports.join("\n"))?;
+    put_str(&g, "layout", "S[out][in][freq][re, im]; ports (rows and columns) in the order of the attribute ports")?;
+    put_arr(&g, "z0", &m.z0)?;
+    let f = g.new_dataset_builder().with_data(&m.freq).create("frequency")?;
+    put_str(&f, "units", "Hz")?;
+    let s = ndarray::Array4::from_shape_fn((n, n, nf, 2), |(o, i, k, c)| {
+        let v = m.get(o, i, k);
+        if c == 0 {
+            v.re
+        } else {
+            v.im
+        }
+    });
+    let ds = g.new_dataset_builder().with_data(&s).create("S")?;
+    put_str(&ds, "columns", "re, im")?;
+    let db = ndarray::Array3::from_shape_fn((n, n, nf), |(o, i, k)| ports::db(m.get(o, i, k)));
+    let ds = g.new_dataset_builder().with_data(&db).create("S_dB")?;
+    put_str(&ds, "units", "dB")?;
+    if results.resolved.ports.len() == nf {
+        let flags: Vec<u8> = results.resolved.ports.iter().map(|&x| x as u8).collect();
+        let ds = g.new_dataset_builder().with_data(&flags).create("resolved")?;
+        put_str(&ds, "description", RESOLVED)?;
     }
     Ok(())
 }

@@ -274,6 +274,29 @@ pub struct PortInfo {
     pub z: Vec<[f64; 2]>,
     pub s: Vec<[f64; 2]>,
     pub s_db: Vec<f64>,
+    /// Per frequency, whether the run resolves it (`resolved`; empty in files of older
+    /// fdtd versions, which did not record it).
+    pub resolved: Vec<bool>,
+}
+
+/// The full S-matrix of a run that drove every port in turn (`/s_matrix`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SMatrixInfo {
+    /// Row and column order.
+    pub ports: Vec<String>,
+    pub frequency: Vec<f64>,
+    /// S as `[out][in][freq]` (re, im), flat.
+    pub s: Vec<[f64; 2]>,
+    /// Per frequency (empty: not recorded).
+    pub resolved: Vec<bool>,
+}
+
+impl SMatrixInfo {
+    /// S_{out, in} at frequency index `k` (re, im).
+    pub fn get(&self, out: usize, inp: usize, k: usize) -> [f64; 2] {
+        let n = self.ports.len();
+        self.s[(out * n + inp) * self.frequency.len() + k]
+    }
 }
 
 /// What a far field holds (`/farfield/<name>`); the patterns are read with
@@ -331,6 +354,8 @@ pub struct ResultFile {
     /// Lumped ports (`/ports`) and far fields (`/farfield`) of an antenna run.
     pub ports: Vec<PortInfo>,
     pub farfields: Vec<FarFieldInfo>,
+    /// `/s_matrix`: the full S-matrix of a run that drove every port in turn.
+    pub s_matrix: Option<SMatrixInfo>,
     /// Top-level groups this version does not interpret (e.g. `ports` written by a newer
     /// fdtd), so a reader can say what it skipped.
     pub other_groups: Vec<String>,
@@ -399,7 +424,7 @@ impl ResultFile {
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
         let other_groups: Vec<String> = groups
             .iter()
-            .filter(|g| !["probes", "snapshots", "ports", "farfield", "energy"].contains(&g.as_str()))
+            .filter(|g| !["probes", "snapshots", "ports", "farfield", "energy", "s_matrix"].contains(&g.as_str()))
             .cloned()
             .collect();
 
@@ -564,7 +589,13 @@ impl ResultFile {
                 if s_db.is_empty() {
                     s_db = s.iter().map(|c| db_of(*c)).collect();
                 }
+                let resolved = budget.read_opt::<u8>(&g, "resolved", &format!("{base}/resolved"))?;
+                let resolved: Vec<bool> = match resolved.len() == n {
+                    true => resolved.iter().map(|&x| x != 0).collect(),
+                    false => Vec::new(),
+                };
                 ports.push(PortInfo {
+                    resolved,
                     z0: attr::<f64>(&g, "z0").unwrap_or(f64::NAN),
                     driven: attr::<u8>(&g, "driven")
                         .map(|v| v != 0)
@@ -634,7 +665,36 @@ impl ResultFile {
                 }
             }
         }
+        let s_matrix = match file.group("s_matrix") {
+            Err(_) => None,
+            Ok(g) => {
+                let base = "/s_matrix";
+                let frequency = budget.read_opt::<f64>(&g, "frequency", &format!("{base}/frequency"))?;
+                let s = budget.read_opt::<f64>(&g, "S", &format!("{base}/S"))?;
+                let names: Vec<String> = attr_str(&g, "ports")
+                    .map(|p| p.split('\n').map(String::from).collect())
+                    .unwrap_or_default();
+                let (n, nf) = (names.len(), frequency.len());
+                if s.len() != n * n * nf * 2 {
+                    return Err(invalid(
+                        format!("{base}/S"),
+                        format!("holds {} values for {n} ports and {nf} frequencies", s.len()),
+                    ));
+                }
+                let resolved = budget.read_opt::<u8>(&g, "resolved", &format!("{base}/resolved"))?;
+                Some(SMatrixInfo {
+                    ports: names,
+                    s: s.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
+                    resolved: match resolved.len() == nf {
+                        true => resolved.iter().map(|&x| x != 0).collect(),
+                        false => Vec::new(),
+                    },
+                    frequency,
+                })
+            }
+        };
         Ok(ResultFile {
+            s_matrix,
             path,
             file,
             budget,

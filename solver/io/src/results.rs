@@ -71,8 +71,14 @@ pub fn write_monitors(root: &Group, r: &RunResults) -> hdf5::Result<()> {
         root.unlink("monitors")?;
     }
     let top = group(root, "monitors")?;
-    for m in &r.monitors {
+    for (i, m) in r.monitors.iter().enumerate() {
         monitor(&top, m, r.per_watt_incident)?;
+        // Which frequencies the run resolves (1) or not (0); see docs/output-format.md.
+        if let Some(flags) = r.resolved.monitors.get(i).filter(|f| f.len() == m.freq.len()) {
+            let g = top.group(&m.name)?;
+            let v: Vec<u8> = flags.iter().map(|&x| x as u8).collect();
+            g.new_dataset_builder().with_data(&v).create("resolved")?;
+        }
     }
     for s in &r.surfaces {
         surface(&top, s)?;

@@ -72,6 +72,38 @@ fn dataset(g: &Group, name: &str, shape: Vec<usize>, data: &[f64]) -> hdf5::Resu
 /// `/farfield` of `root` (a file or group): one group per name, its frequencies in the
 /// order given. All the far fields of one name must share one (θ, φ) grid; gain datasets
 /// are written when every frequency of that name has them (a driven port).
+/// Mark each `/farfield/<name>` group of `root` (written by [`write_farfields`] from the
+/// same `ffs`) with the attribute `resolved`: per frequency (the group's order), 1 when
+/// the run resolves it, 0 when not (outside the driving band or not below the grid's
+/// Nyquist frequency; see docs/output-format.md). `resolved` is per entry of `ffs`;
+/// empty: nothing is written.
+pub fn mark_resolved(root: &Group, ffs: &[FarField], resolved: &[bool]) -> hdf5::Result<()> {
+    if resolved.len() != ffs.len() || ffs.is_empty() {
+        return Ok(());
+    }
+    let top = root.group("farfield")?;
+    let mut names: Vec<&str> = Vec::new();
+    for f in ffs {
+        if !names.contains(&f.name.as_str()) {
+            names.push(&f.name);
+        }
+    }
+    for name in names {
+        let flags: Vec<u8> = ffs
+            .iter()
+            .zip(resolved)
+            .filter(|(f, _)| f.name == name)
+            .map(|(_, &r)| r as u8)
+            .collect();
+        let g = top.group(name)?;
+        if g.attr("resolved").is_ok() {
+            g.delete_attr("resolved")?;
+        }
+        put_arr(&g, "resolved", &flags)?;
+    }
+    Ok(())
+}
+
 pub fn write_farfields(root: &Group, ffs: &[FarField]) -> hdf5::Result<()> {
     if ffs.is_empty() {
         return Ok(());

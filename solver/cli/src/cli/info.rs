@@ -109,11 +109,13 @@ fn port_lines(f: &ResultFile) -> Vec<String> {
         );
         let sname = if p.driven { "S11" } else { "S" };
         let levels = p.s_db.iter().filter(|d| d.is_finite()).count();
+        // Frequencies the run does not resolve are no findings (the file marks them).
+        let resolved = |i: usize| p.resolved.get(i).copied().unwrap_or(true);
         if let Some((i, _)) = p
             .s_db
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.is_finite())
+            .filter(|(i, d)| d.is_finite() && resolved(*i))
             .min_by(|a, b| a.1.total_cmp(b.1))
         {
             let z = p.z.get(i).copied().unwrap_or([f64::NAN; 2]);
@@ -137,7 +139,36 @@ fn port_lines(f: &ResultFile) -> Vec<String> {
                 p.s_db.len()
             );
         }
+        let unresolved = p.resolved.iter().filter(|r| !**r).count();
+        if unresolved > 0 {
+            line += &format!(
+                ", {unresolved} of {} frequencies not resolved by the run (left out)",
+                p.resolved.len()
+            );
+        }
         out.push(line);
+    }
+    if let Some(m) = &f.s_matrix {
+        let n = m.ports.len();
+        // Reciprocity check a reader can trust at a glance: max |S_ij − S_ji| over the
+        // resolved frequencies.
+        let mut asym = 0.0f64;
+        for k in 0..m.frequency.len() {
+            if !m.resolved.get(k).copied().unwrap_or(true) {
+                continue;
+            }
+            for i in 0..n {
+                for j in 0..i {
+                    let (a, b) = (m.get(i, j, k), m.get(j, i, k));
+                    asym = asym.max((a[0] - b[0]).hypot(a[1] - b[1]));
+                }
+            }
+        }
+        out.push(format!(
+            "  s-matrix       {n} × {n} at {} frequencies (every port driven in turn), max |S_ij − S_ji| {}",
+            m.frequency.len(),
+            sig(asym, 3)
+        ));
     }
     out
 }
@@ -290,6 +321,12 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                     "band_10dB": band.map(|(_, lo, hi)| [lo, hi]),
                 })
             }).collect::<Vec<_>>(),
+            "s_matrix": f.s_matrix.as_ref().map(|m| json!({
+                "ports": m.ports, "frequency": m.frequency,
+                "S": m.s.iter().map(|z| z.map(opt_f)).collect::<Vec<_>>(),
+                "layout": "S[out][in][freq] flat, (re, im)",
+                "resolved": m.resolved,
+            })),
             "farfield": f.farfields.iter().map(|ff| json!({
                 "name": ff.name, "frequency": ff.freq, "theta_points": ff.theta.len(), "phi_points": ff.phi.len(),
                 "radiated_power": ff.radiated_power, "max_directivity_dBi": ff.max_directivity_dbi,

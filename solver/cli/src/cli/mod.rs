@@ -212,6 +212,10 @@ pub struct RunArgs {
     /// to its output file (same scene, same -o; the backend may differ).
     #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// Drive every port in turn and write the full S-matrix (as `[drive] ports = "each"`
+    /// in the scene does): one run per port, in this process, the others matched loads.
+    #[arg(long)]
+    pub drive_each: bool,
     /// Write a checkpoint every N steps (`500`) or every T of wall time (`30s`, `10m`,
     /// `2h`) [default: the scene's [checkpoint], else 10m]. A checkpoint is also written
     /// when the run is stopped (Ctrl-C, SIGTERM).

@@ -78,6 +78,7 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
         dir: a.checkpoint_dir.clone(),
     };
     req.skip_disk_check = a.skip_disk_check;
+    req.drive_each = a.drive_each;
     req.chunk = a.chunk as usize;
     req.backend = a.backend.backend.choice();
     req.backend_options = a.backend.options();
@@ -265,7 +266,10 @@ pub fn run(a: &RunArgs) -> Result<i32, CliError> {
 
 /// The progress bar's message: speed, and the end criterion's level against its target.
 fn bar_message(p: &ProgressInfo) -> String {
-    let mut m = format!("{} Mcells/s", sig(p.mcells, 4));
+    let mut m = match p.drive {
+        Some((k, n)) => format!("drive {k}/{n} · {} Mcells/s", sig(p.mcells, 4)),
+        None => format!("{} Mcells/s", sig(p.mcells, 4)),
+    };
     if let Some(d) = p.decay {
         m.push_str(&format!(" · decay {} of −{} dB", db1(d.level_db), sig(d.target_db, 3)));
     }
@@ -289,6 +293,8 @@ struct ProgressLog {
     started: Instant,
     last: Instant,
     first_step: Option<usize>,
+    /// The drive of the last tick (a run that drives each port restarts its steps).
+    drive: Option<(usize, usize)>,
 }
 
 impl ProgressLog {
@@ -307,10 +313,17 @@ impl ProgressLog {
             started: now,
             last: now,
             first_step: None,
+            drive: None,
         }
     }
 
     fn tick(&mut self, p: &ProgressInfo) {
+        if p.drive != self.drive {
+            // A new drive: its steps and its ETA start afresh.
+            self.drive = p.drive;
+            self.first_step = None;
+            self.started = Instant::now();
+        }
         let first = *self.first_step.get_or_insert(p.step);
         if self.last.elapsed() < self.every {
             return;
@@ -325,8 +338,9 @@ impl ProgressLog {
 fn log_line(p: &ProgressInfo, first_step: usize, elapsed: Duration) -> String {
     let end = p.decay.and_then(|d| d.eta_step).unwrap_or(p.total).max(p.step);
     let pct = 100.0 * p.step as f64 / p.total.max(1) as f64;
+    let drive = p.drive.map_or(String::new(), |(k, n)| format!("drive {k}/{n} · "));
     let mut line = format!(
-        "progress: step {} of {}{} ({pct:.0} %) · {} Mcells/s",
+        "progress: {drive}step {} of {}{} ({pct:.0} %) · {} Mcells/s",
         thousands(p.step as u64),
         if p.decay.is_some() { "≤ " } else { "" },
         thousands(p.total as u64),

@@ -115,6 +115,9 @@ pub fn lines(report: &RunReport) -> Vec<String> {
             }
         }
     }
+    if let Some(m) = &report.results.s_matrix {
+        out.extend(s_matrix_lines(m, &report.results.resolved.ports, &report.drives));
+    }
     if early && !report.results.ports.is_empty() {
         out.push(
             "warning: the port results come from a run that ended before its end criterion: the fields had not \
@@ -123,6 +126,54 @@ pub fn lines(report: &RunReport) -> Vec<String> {
         );
     }
     out.extend(farfield_lines(report));
+    out
+}
+
+/// The full S-matrix of a run that drove every port: each further drive's end, and the
+/// largest |S_ij − S_ji| over the resolved frequencies (a reciprocal structure gives 0
+/// up to rounding and the end criterion).
+fn s_matrix_lines(
+    m: &fdtd::results::SMatrix,
+    resolved: &[bool],
+    drives: &[fdtd::session::DriveReport],
+) -> Vec<String> {
+    let n = m.n();
+    let mut out = vec![format!(
+        "  s-matrix {n} × {n}, every port driven in turn ({} drives)",
+        drives.len() + 1
+    )];
+    for d in drives {
+        let end = match d.summary.end {
+            EndReason::Decayed(step) => format!("decayed at step {step}"),
+            _ => format!("{} steps (no decay)", d.summary.steps_done),
+        };
+        out.push(format!("           drive of {}: {end}", d.port));
+    }
+    let mut worst: Option<(f64, usize, usize, usize)> = None;
+    for k in 0..m.freq.len() {
+        if !resolved.get(k).copied().unwrap_or(true) {
+            continue;
+        }
+        for i in 0..n {
+            for j in 0..i {
+                let d = (m.get(i, j, k) - m.get(j, i, k)).norm();
+                if worst.is_none_or(|w| d > w.0) {
+                    worst = Some((d, i, j, k));
+                }
+            }
+        }
+    }
+    if let Some((d, i, j, k)) = worst {
+        out.push(format!(
+            "           max |S{}{} − S{}{}| {} at {}",
+            i + 1,
+            j + 1,
+            j + 1,
+            i + 1,
+            sig(d, 3),
+            hz(m.freq[k])
+        ));
+    }
     out
 }
 
