@@ -13,6 +13,8 @@ fdtd_validation::backend_tests! {
     fn port_on_a_matched_resistor_does_not_reflect => ports::MATCHED, gpu: Full;
     /// A driven port and a matched port: S11 ≈ 0, |S21| ≈ 1 (0.05 dB), passive.
     fn two_ports_through_a_plate_pair_transmit_everything => ports::TWO_PORT, gpu: Full;
+    /// Every port driven in turn: S12 = S21 (1e-6) and a lossless |S11|² + |S21|² = 1.
+    fn a_reciprocal_two_port_has_a_symmetric_s_matrix => ports::RECIPROCITY, gpu: Full;
     /// A parallel RLC resonates at 1/(2π√(LC)) within 1 %, stopped by the end criterion.
     fn parallel_rlc_resonates_where_theory_says => ports::LC, gpu: Full;
     /// A dipole's port impedance equals the probe method's (soft source, gap probes).

@@ -293,6 +293,7 @@ pub const ALL: &[Case] = &[
     monitors::FLUX,
     ports::MATCHED,
     ports::TWO_PORT,
+    ports::RECIPROCITY,
     ports::LC,
     ports::DIPOLE,
     sources::CURRENT_SHEET,
@@ -348,7 +349,11 @@ impl<'a> Ctx<'a> {
     /// Discretise and run a scene, keeping every probe sample; the probe series are
     /// recorded under `label`.
     pub fn run(&mut self, label: &str, text: &str) -> Result<(Arc<Model>, MemorySink), CaseError> {
-        let model = model(text);
+        self.run_model(label, model(text))
+    }
+
+    /// [`Ctx::run`] of a model built in code.
+    pub fn run_model(&mut self, label: &str, model: Arc<Model>) -> Result<(Arc<Model>, MemorySink), CaseError> {
         let mut backend = self.backend(&model)?;
         let mut sink = MemorySink::new(&model);
         let summary = run(&model, backend.as_mut(), &mut sink, &RunOptions::default(), None)?;
