@@ -179,8 +179,8 @@ pub fn summarize(r: &PortResult) -> PortSummary {
 /// lumped port's load is its resistor in parallel with its own cell's capacitance (and
 /// the resistor's discrete conductance is G·cos(ω·dt/2)), so a_j of an undriven port is
 /// small but not zero, and b_j / a_driven of one drive alone is off by O(ω·C_cell·Z0)
-/// (3·10⁻³ at 1 GHz on 1 mm cells) — enough to break S12 = S21 visibly when the ports'
-/// Z0 differ. None unless every port was driven once or A is singular.
+/// (2·10⁻⁴ at 1 GHz in the port-reciprocity validation case, 1 mm cells) — enough to
+/// break S12 = S21 visibly when the ports' Z0 differ. None unless every port was driven once or A is singular.
 pub fn s_matrix(drives: &[(usize, Vec<PortResult>)]) -> Option<SMatrix> {
     let first = &drives.first()?.1;
     let n = first.len();
@@ -490,6 +490,71 @@ mod tests {
             6,
             "{three}"
         );
+    }
+
+    /// S = B·A⁻¹ recovers a known matrix from drives whose undriven ports are not
+    /// perfectly matched (a_j ≠ 0), where b_j / a_driven alone would not.
+    #[test]
+    fn s_matrix_inverts_the_incident_waves() {
+        let c = |re: f64, im: f64| Complex64::new(re, im);
+        let s_true = [
+            [c(0.1, 0.2), c(0.7, -0.1), c(0.05, 0.3)],
+            [c(0.7, -0.1), c(-0.2, 0.1), c(0.4, 0.4)],
+            [c(0.05, 0.3), c(0.4, 0.4), c(0.3, -0.3)],
+        ];
+        let drives: Vec<(usize, Vec<PortResult>)> = (0..3)
+            .map(|k| {
+                // Driven port k with a = 1; the others 2 % mismatch reflections.
+                let a: Vec<Complex64> = (0..3)
+                    .map(|j| if j == k { c(1.0, 0.0) } else { c(0.02 * (j + 1) as f64, -0.01) })
+                    .collect();
+                let b: Vec<Complex64> = (0..3).map(|i| (0..3).map(|j| s_true[i][j] * a[j]).sum()).collect();
+                let results = (0..3)
+                    .map(|j| PortResult {
+                        name: format!("p{j}"),
+                        z0: 50.0,
+                        driven: j == k,
+                        freq: vec![1e9],
+                        a: vec![a[j]],
+                        b: vec![b[j]],
+                        s: vec![b[j] / a[k]],
+                        z: vec![c(50.0, 0.0)],
+                        p_inc: vec![1.0],
+                        p_acc: vec![0.5],
+                        ..PortResult::default()
+                    })
+                    .collect();
+                (k, results)
+            })
+            .collect();
+        // Given in any order of drives.
+        let shuffled = vec![drives[2].clone(), drives[0].clone(), drives[1].clone()];
+        let m = s_matrix(&shuffled).unwrap();
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((m.get(i, j, 0) - s_true[i][j]).norm() < 1e-12, "S{i}{j}");
+            }
+        }
+        // The single-drive column is off by the mismatch: what the inversion corrects.
+        assert!((drives[0].1[1].s[0] - s_true[1][0]).norm() > 1e-3);
+        // A port driven twice, or one never driven: no matrix.
+        assert!(s_matrix(&[drives[0].clone(), drives[0].clone(), drives[1].clone()]).is_none());
+        assert!(s_matrix(&drives[..2]).is_none());
+
+        // The Touchstone file of the matrix: every entry, no nan, the unresolved note.
+        let ports: Vec<PortResult> = drives[0].1.clone();
+        let text = touchstone(&ports, Some(&m), &[false], "x");
+        assert!(!text.contains("NaN") && text.contains("the full S-matrix"), "{text}");
+        assert!(text.contains("! unresolved") && text.contains("1.000000000e9"), "{text}");
+        let data: Vec<&str> = text.lines().filter(|l| !l.starts_with(['!', '#'])).collect();
+        let first: Vec<f64> = data[0].split_whitespace().map(|x| x.parse().unwrap()).collect();
+        // Row 1: S11 S12 S13 (three ports: one matrix row per line).
+        assert!((first[3] - 0.7).abs() < 1e-9 && (first[4] + 0.1).abs() < 1e-9, "{text}");
+        assert_eq!(data.len(), 3);
+        assert!(unresolved_note(&[1e9, 2e9], &[true, true]).is_none());
+        let csv_text = csv(&ports, &[false]);
+        assert!(csv_text.lines().next().unwrap().ends_with(",resolved"));
+        assert!(csv_text.lines().nth(1).unwrap().ends_with(",0"));
     }
 
     #[test]
