@@ -73,7 +73,11 @@ fn drive_each_writes_the_full_s_matrix() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("s-matrix 2 × 2"), "{stdout}");
-    assert!(text(&out.stderr).contains("drive 2/2: port p2"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("drive 2/2: port p2"),
+        "{}",
+        text(&out.stderr)
+    );
     let rows = touchstone_rows(&d.join("a.s2p"));
     assert_eq!(rows.len(), 100);
     for r in &rows {
@@ -109,10 +113,17 @@ fn drive_each_writes_the_full_s_matrix() {
     drop(f);
     let info = fdtd(d, &["info", "a.h5"]);
     assert_eq!(info.status.code(), Some(0), "{}", text(&info.stderr));
-    assert!(text(&info.stdout).contains("s-matrix       2 × 2"), "{}", text(&info.stdout));
+    assert!(
+        text(&info.stdout).contains("s-matrix       2 × 2"),
+        "{}",
+        text(&info.stdout)
+    );
 
     // The flag on a scene without [drive]: the same matrix.
-    let out = fdtd(d, &["run", "t.toml", "--backend", "cpu", "-q", "-o", "b.h5", "--drive-each"]);
+    let out = fdtd(
+        d,
+        &["run", "t.toml", "--backend", "cpu", "-q", "-o", "b.h5", "--drive-each"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(touchstone_rows(&d.join("b.s2p")), rows);
 }
@@ -175,7 +186,10 @@ fn unresolved_frequencies_are_marked_in_every_file() {
     let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let ts = std::fs::read_to_string(d.join("a.s2p")).unwrap();
-    let note = ts.lines().find(|l| l.starts_with("! unresolved")).unwrap_or_else(|| panic!("{ts}"));
+    let note = ts
+        .lines()
+        .find(|l| l.starts_with("! unresolved"))
+        .unwrap_or_else(|| panic!("{ts}"));
     assert!(note.contains("1 of 3") && note.contains("3.000000000e10"), "{note}");
     let csv = std::fs::read_to_string(d.join("a_ports.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();

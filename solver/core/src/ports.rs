@@ -298,7 +298,10 @@ pub fn touchstone(results: &[PortResult], matrix: Option<&SMatrix>, resolved: &[
     if n > 1 {
         match matrix {
             Some(_) => {
-                let _ = writeln!(s, "! every port driven in turn (drive.ports = \"each\"): the full S-matrix");
+                let _ = writeln!(
+                    s,
+                    "! every port driven in turn (drive.ports = \"each\"): the full S-matrix"
+                );
             }
             None => {
                 let _ = writeln!(
@@ -506,7 +509,13 @@ mod tests {
             .map(|k| {
                 // Driven port k with a = 1; the others 2 % mismatch reflections.
                 let a: Vec<Complex64> = (0..3)
-                    .map(|j| if j == k { c(1.0, 0.0) } else { c(0.02 * (j + 1) as f64, -0.01) })
+                    .map(|j| {
+                        if j == k {
+                            c(1.0, 0.0)
+                        } else {
+                            c(0.02 * (j + 1) as f64, -0.01)
+                        }
+                    })
                     .collect();
                 let b: Vec<Complex64> = (0..3).map(|i| (0..3).map(|j| s_true[i][j] * a[j]).sum()).collect();
                 let results = (0..3)
@@ -545,7 +554,10 @@ mod tests {
         let ports: Vec<PortResult> = drives[0].1.clone();
         let text = touchstone(&ports, Some(&m), &[false], "x");
         assert!(!text.contains("NaN") && text.contains("the full S-matrix"), "{text}");
-        assert!(text.contains("! unresolved") && text.contains("1.000000000e9"), "{text}");
+        assert!(
+            text.contains("! unresolved") && text.contains("1.000000000e9"),
+            "{text}"
+        );
         let data: Vec<&str> = text.lines().filter(|l| !l.starts_with(['!', '#'])).collect();
         let first: Vec<f64> = data[0].split_whitespace().map(|x| x.parse().unwrap()).collect();
         // Row 1: S11 S12 S13 (three ports: one matrix row per line).

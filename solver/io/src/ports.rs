@@ -256,7 +256,17 @@ pub(crate) fn write_results(file: &File, results: &RunResults) -> hdf5::Result<(
     write_s_matrix(file, results)?;
     for r in &results.ports {
         let grp = file.group(&format!("ports/{}", r.name))?;
-        for name in ["frequency", "Z", "S", "S_dB", "p_inc", "p_acc", "V_f", "I_f", "resolved"] {
+        for name in [
+            "frequency",
+            "Z",
+            "S",
+            "S_dB",
+            "p_inc",
+            "p_acc",
+            "V_f",
+            "I_f",
+            "resolved",
+        ] {
             if grp.link_exists(name) {
                 grp.unlink(name)?;
             }
@@ -315,7 +325,11 @@ fn write_s_matrix(file: &File, results: &RunResults) -> hdf5::Result<()> {
          S[out][in][freq] = b_out / a_in",
     )?;
     put_str(&g, "ports", &m.ports.join("\n"))?;
-    put_str(&g, "layout", "S[out][in][freq][re, im]; ports (rows and columns) in the order of the attribute ports")?;
+    put_str(
+        &g,
+        "layout",
+        "S[out][in][freq][re, im]; ports (rows and columns) in the order of the attribute ports",
+    )?;
     put_arr(&g, "z0", &m.z0)?;
     let f = g.new_dataset_builder().with_data(&m.freq).create("frequency")?;
     put_str(&f, "units", "Hz")?;

@@ -167,8 +167,10 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
         if drive_each {
             if let (Some(v), Some(s)) = (root.get("drive"), srcs.first()) {
                 p.0.push(
-                    v.err("drive.ports = \"each\" with [[sources]]: the S-matrix needs the ports as the only excitation")
-                        .hint(format!("remove the [[sources]] ({}) or drive one port per run", s.name)),
+                    v.err(
+                        "drive.ports = \"each\" with [[sources]]: the S-matrix needs the ports as the only excitation",
+                    )
+                    .hint(format!("remove the [[sources]] ({}) or drive one port per run", s.name)),
                 );
             }
             if ports.is_empty() {
@@ -1929,6 +1931,53 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
             Ok(s) => s,
             Err(e) => panic!("unexpected error:\n{e}"),
         }
+    }
+
+    /// `[drive] ports = "each"`: every port gets a waveform (its own, or the one
+    /// derived from [frequencies]); the drive order starts at the excited port; bad
+    /// values, [[sources]], no ports or no waveform to derive are errors at the key.
+    #[test]
+    fn drive_each_ports() {
+        let base = "[domain]\ncell = 1e-3\ncells = [20, 20, 20]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n";
+        let port = |name: &str, x: u32, extra: &str| {
+            format!("[[ports]]\nname = \"{name}\"\nstart = [{x}e-3, 0.01, 0.01]\nend = [{x}e-3, 0.01, 0.011]\n{extra}")
+        };
+        let two = format!(
+            "{base}[frequencies]\nstart = 1e8\nstop = 1e9\npoints = 3\n[drive]\nports = \"each\"\n{}{}",
+            port("a", 5, "excite = false\n"),
+            port("b", 10, "excite = true\n")
+        );
+        let s = ok(&two);
+        assert!(s.drive_each);
+        assert!(s.ports.iter().all(|p| p.waveform.is_some()));
+        assert_eq!(s.drive_order(), [1, 0]);
+        let d = s.with_driven_port(0);
+        assert_eq!(d.ports.iter().map(|p| p.excite).collect::<Vec<_>>(), [true, false]);
+        assert!(!ok(&two.replace("ports = \"each\"", "ports = \"excited\"")).drive_each);
+        let msg = |text: &str| parse(text, Path::new("t.toml")).unwrap_err().to_string();
+        let e = msg(&two.replace("ports = \"each\"", "ports = \"all\""));
+        assert!(e.contains("unknown drive \"all\"") && e.contains("t.toml:"), "{e}");
+        let e = msg(&format!(
+            "{two}[[sources]]\nname = \"s\"\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.002, 0.002, 0.002]\n\
+             waveform = {{ type = \"gaussian\", frequency = 1e9 }}\n"
+        ));
+        assert!(e.contains("the S-matrix needs the ports as the only excitation"), "{e}");
+        let e = msg(&format!("{base}[drive]\nports = \"each\"\n"));
+        assert!(e.contains("no [[ports]]"), "{e}");
+        let no_freq = format!(
+            "{base}[drive]\nports = \"each\"\n{}{}",
+            port("a", 5, "[ports.waveform]\ntype = \"gaussian\"\nfrequency = 1e9\n"),
+            port("b", 10, "excite = false\n")
+        );
+        let e = msg(&no_freq);
+        assert!(e.contains("drives every port: this one needs a waveform"), "{e}");
+        // The front end's switch on a scene without the key: the same rules.
+        let mut plain = ok(&no_freq.replace("[drive]\nports = \"each\"\n", ""));
+        assert!(plain.set_drive_each().unwrap_err().contains("port b has no waveform"));
+        let mut fine = ok(&two.replace("[drive]\nports = \"each\"\n", ""));
+        assert!(!fine.drive_each && fine.ports[0].waveform.is_none());
+        fine.set_drive_each().unwrap();
+        assert!(fine.drive_each && fine.ports[0].waveform.is_some());
     }
 
     #[test]

@@ -28,7 +28,8 @@ pub const TWO_PORT: Case = Case {
 
 pub const RECIPROCITY: Case = Case {
     name: "port-reciprocity",
-    about: "every port driven in turn (drive = each) on an asymmetric lossless two-port: S12 = S21, |S11|² + |S21|² = 1",
+    about:
+        "every port driven in turn (drive = each) on an asymmetric lossless two-port: S12 = S21, |S11|² + |S21|² = 1",
     run: reciprocity,
 };
 
@@ -447,7 +448,12 @@ fn reciprocity(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> 
     let (f, w) = largest((0..nf).map(|k| (mf(k), power(0, k).max(power(1, k)))));
     cx.check_worst("|S11|² + |S21|² (passive)", Bound::AtMost(1.0 + 1e-6), w, "", f);
     let top = nf - 1;
-    cx.check("|S21| at 1 GHz (the capacitor shows)", Bound::AtMost(0.96), sm.get(1, 0, top).norm(), "");
+    cx.check(
+        "|S21| at 1 GHz (the capacitor shows)",
+        Bound::AtMost(0.96),
+        sm.get(1, 0, top).norm(),
+        "",
+    );
     // The single-drive column b2/a1 is off by the undriven port's imperfect load; the
     // matrix is not: log how much the correction is.
     let single = columns[0].1[1].s[top];

@@ -132,11 +132,7 @@ pub fn lines(report: &RunReport) -> Vec<String> {
 /// The full S-matrix of a run that drove every port: each further drive's end, and the
 /// largest |S_ij − S_ji| over the resolved frequencies (a reciprocal structure gives 0
 /// up to rounding and the end criterion).
-fn s_matrix_lines(
-    m: &fdtd::results::SMatrix,
-    resolved: &[bool],
-    drives: &[fdtd::session::DriveReport],
-) -> Vec<String> {
+fn s_matrix_lines(m: &fdtd::results::SMatrix, resolved: &[bool], drives: &[fdtd::session::DriveReport]) -> Vec<String> {
     let n = m.n();
     let mut out = vec![format!(
         "  s-matrix {n} × {n}, every port driven in turn ({} drives)",

@@ -67,6 +67,9 @@ pub struct Model {
     pub frequencies: Vec<f64>,
     /// End criterion: stop when the field energy has fallen this many dB below its peak.
     pub decay_db: Option<f64>,
+    /// Every port is driven in turn ([`Scene::drive_each`]): this model is one drive's;
+    /// the results hold the full S-matrix (counted in the memory and disk plans).
+    pub drive_each: bool,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
     /// What one step does, with every range (built last, from everything above).
@@ -129,6 +132,7 @@ impl Model {
             lumped: self.lumped.clone(),
             frequencies: self.frequencies.clone(),
             decay_db: self.decay_db,
+            drive_each: self.drive_each,
             resolution: self.resolution,
             schedule: self.schedule.clone(),
         }
@@ -200,6 +204,7 @@ impl Model {
             lumped,
             frequencies: scene.frequency_list(),
             decay_db: scene.decay_db(),
+            drive_each: scene.drive_each,
             resolution,
             schedule: Schedule::default(),
         };

@@ -66,7 +66,14 @@ pub fn run(cx: &Context, ports: &[usize], count: usize, progress: Option<&mut Pr
     for (i, &k) in ports.iter().enumerate() {
         let index = count - ports.len() + i + 1;
         let name = cx.scene.ports.get(k).map_or(String::new(), |p| p.name.clone());
-        emit(cx.events, SessionEvent::Drive { index, count, port: name.clone() });
+        emit(
+            cx.events,
+            SessionEvent::Drive {
+                index,
+                count,
+                port: name.clone(),
+            },
+        );
         let scene = drive_scene(cx.scene, k);
         let fail = |error: BackendError| RunError::Backend {
             step: 0,
@@ -74,7 +81,8 @@ pub fn run(cx: &Context, ports: &[usize], count: usize, progress: Option<&mut Pr
             saved: None,
         };
         let model = Arc::new(
-            Model::discretize(&scene).map_err(|e| fail(BackendError::Unsupported(format!("drive of port {name}: {e}"))))?,
+            Model::discretize(&scene)
+                .map_err(|e| fail(BackendError::Unsupported(format!("drive of port {name}: {e}"))))?,
         );
         let mut backend = cx.engine.create(model.clone(), cx.options).map_err(fail)?;
         let mut sink = MemorySink::new(&model);

@@ -576,7 +576,11 @@ impl Session {
     pub fn load(request: RunRequest) -> Result<Session, SessionError> {
         // The GPU backend checks its own memory; everything else may end on the CPU.
         not_stopped(&request)?;
-        let (scene, model) = load_with(&request.scene, request.backend != BackendChoice::Gpu, request.drive_each)?;
+        let (scene, model) = load_with(
+            &request.scene,
+            request.backend != BackendChoice::Gpu,
+            request.drive_each,
+        )?;
         not_stopped(&request)?;
         Ok(Session {
             request,
@@ -901,7 +905,11 @@ impl Prepared<'_> {
                 }
             });
             if count > 1 {
-                let port = model.ports.iter().find(|p| p.driven).map_or(String::new(), |p| p.name.clone());
+                let port = model
+                    .ports
+                    .iter()
+                    .find(|p| p.driven)
+                    .map_or(String::new(), |p| p.name.clone());
                 emit(&events, SessionEvent::Drive { index: 1, count, port });
             }
             runner::run(
@@ -1045,17 +1053,18 @@ impl Prepared<'_> {
         }
         let columns: Vec<(usize, Vec<crate::results::PortResult>)> =
             further.iter().map(|d| (d.port, d.results.clone())).collect();
-        let (results, result_files) = match finish_results(&model, &scene, &summary, output.as_mut(), monitors, &columns) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = output.fail(&e.to_string());
-                return Err(SessionError::Results {
-                    error: e,
-                    output: out,
-                    advice: resume_advice(&checkpoints),
-                });
-            }
-        };
+        let (results, result_files) =
+            match finish_results(&model, &scene, &summary, output.as_mut(), monitors, &columns) {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = output.fail(&e.to_string());
+                    return Err(SessionError::Results {
+                        error: e,
+                        output: out,
+                        advice: resume_advice(&checkpoints),
+                    });
+                }
+            };
         let contents = output.contents();
         let companion = output.companion();
         let run_id = output.run_id();
@@ -1143,12 +1152,19 @@ fn finish_results(
         }
     }
     let resolved = |freq: &[f64], ports: bool| -> Vec<bool> {
-        guards::unresolved(scene, model, freq, ports).into_iter().map(|u| !u).collect()
+        guards::unresolved(scene, model, freq, ports)
+            .into_iter()
+            .map(|u| !u)
+            .collect()
     };
     results.resolved = crate::results::Resolved {
         ports: results.ports.first().map_or(Vec::new(), |p| resolved(&p.freq, true)),
         monitors: results.monitors.iter().map(|m| resolved(&m.freq, false)).collect(),
-        farfields: results.farfields.iter().map(|f| resolved(&[f.freq], false)[0]).collect(),
+        farfields: results
+            .farfields
+            .iter()
+            .map(|f| resolved(&[f.freq], false)[0])
+            .collect(),
     };
     if results.ports.is_empty() && results.monitors.is_empty() && results.surfaces.is_empty() {
         return Ok((results, Vec::new()));

@@ -227,6 +227,20 @@ pub fn results_cost(model: &Model) -> ResultsCost {
         c.text = text;
         c.disk = c.disk.saturating_add(text);
         c.host = c.host.saturating_add(text.saturating_mul(2));
+        if model.drive_each {
+            // The full S-matrix: /s_matrix (S re, im and S_dB: 24 bytes per entry) on the
+            // disk; in memory the other drives' port results (as above, per drive) and
+            // their V and I series (one drive at a time), and the matrix.
+            let entries = n.saturating_mul(n).saturating_mul(nf);
+            c.disk = c
+                .disk
+                .saturating_add(entries.saturating_mul(24).saturating_add(32 << 10));
+            c.host = c
+                .host
+                .saturating_add(n.saturating_mul(steps.saturating_mul(16)))
+                .saturating_add(n.saturating_mul(n).saturating_mul(nf.saturating_mul(220)))
+                .saturating_add(entries.saturating_mul(16));
+        }
     }
     c
 }
@@ -829,6 +843,13 @@ mod tests {
         assert!(many.host > 2 * many.text && many.disk > many.text, "{many:?}");
         assert!(one.text < 100_000, "{one:?}");
         assert!(output_bytes(&big, &model, 0) > many.text);
+        // Every port driven in turn: the S-matrix (N × N × F entries, 24 bytes each on
+        // the disk) and the other drives' results are counted on top.
+        let mut each = model.clone();
+        each.drive_each = true;
+        let full = results_cost(&each);
+        assert!(full.disk >= many.disk + 1000 * 1000 * 41 * 24, "{full:?} vs {many:?}");
+        assert!(full.host >= many.host + 1000 * 1000 * 41 * 16, "{full:?} vs {many:?}");
         // A fine far-field grid: 1801 × 3601 directions at 3 frequencies.
         // (In open space: a far field is undefined between facing PEC walls.)
         let ff = Scene::parse(
