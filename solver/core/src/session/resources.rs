@@ -139,6 +139,14 @@ pub fn host_plan(
         let floats: u64 = model.schedule.state.iter().map(|a| a.len() as u64).sum();
         p.add("checkpoint copy of the solver state (f32)", 4 * floats);
     }
+    if model.drive_each && model.ports.len() > 1 {
+        // Each later drive discretises its own model while drive 1's is kept for the
+        // results (its backend is dropped first: the backend's own share is not doubled).
+        p.add(
+            "other drives: the model of the drive that runs (material indices, tables)",
+            model_bytes(model),
+        );
+    }
     let results = results_cost(model).host;
     if results > 0 {
         p.add(
@@ -850,6 +858,11 @@ mod tests {
         let full = results_cost(&each);
         assert!(full.disk >= many.disk + 1000 * 1000 * 41 * 24, "{full:?} vs {many:?}");
         assert!(full.host >= many.host + 1000 * 1000 * 41 * 16, "{full:?} vs {many:?}");
+        let plan = |m: &crate::model::Model| host_plan(m, StateIn::Ram, None, &[], 64, false, 0).total();
+        assert!(
+            plan(&each) >= plan(&model) + model_bytes(&model),
+            "the other drives' model is counted"
+        );
         // A fine far-field grid: 1801 × 3601 directions at 3 frequencies.
         // (In open space: a far field is undefined between facing PEC walls.)
         let ff = Scene::parse(
