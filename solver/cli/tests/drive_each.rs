@@ -180,7 +180,9 @@ fn a_drive_each_run_stopped_in_a_later_drive_resumes_to_the_same_matrix() {
 #[test]
 fn unresolved_frequencies_are_marked_in_every_file() {
     // A 1 GHz Gaussian drives nothing at 30 GHz (far below −40 dB of its peak).
-    let text_ = scene().replace("start = 10e6\nstop = 1e9\npoints = 100", "list = [0.5e9, 1e9, 30e9]");
+    let text_ = scene().replace("start = 10e6\nstop = 1e9\npoints = 100", "list = [0.5e9, 1e9, 30e9]")
+        + "[[monitors]]\nname = \"gap\"\ntype = \"dft\"\ncomponents = [\"Ez\"]\n\
+           plane = { axis = \"x\", position = 0.013 }\nfrequencies = [1e9, 30e9]\n";
     let dir = setup(&[("s.toml", &text_)]);
     let d = dir.path();
     let out = fdtd(d, &["run", "s.toml", "--backend", "cpu", "-q", "-o", "a.h5"]);
@@ -204,4 +206,9 @@ fn unresolved_frequencies_are_marked_in_every_file() {
         assert_eq!(p.resolved, [true, true, false], "{}", p.name);
     }
     assert_eq!(f.s_matrix.as_ref().unwrap().resolved, [true, true, false]);
+    drop(f);
+    let _g = fork_lock();
+    let h = hdf5::File::open(d.join("a.h5")).unwrap();
+    let flags: Vec<u8> = h.dataset("monitors/gap/resolved").unwrap().read_raw().unwrap();
+    assert_eq!(flags, [1, 0], "the monitor's frequencies");
 }
