@@ -229,7 +229,7 @@ fn solve_right(a: &[Complex64], b: &[Complex64], n: usize) -> Option<Vec<Complex
     for c in 0..n {
         let p = (c..n).max_by(|&i, &j| m[i * n + c].norm().total_cmp(&m[j * n + c].norm()))?;
         let piv = m[p * n + c];
-        if !(piv.norm() > 0.0) || !piv.norm().is_finite() {
+        if piv.norm() <= 0.0 || !piv.norm().is_finite() {
             return None;
         }
         for j in 0..n {
@@ -384,7 +384,7 @@ pub fn csv(results: &[PortResult], resolved: &[bool]) -> String {
             );
         }
         if flag {
-            s.push_str(if resolved[k] { ",1" } else { ",0" });
+            s.push_str(if resolved.get(k) == Some(&true) { ",1" } else { ",0" });
         }
         s.push('\n');
     }
@@ -539,9 +539,9 @@ mod tests {
         // Given in any order of drives.
         let shuffled = vec![drives[2].clone(), drives[0].clone(), drives[1].clone()];
         let m = s_matrix(&shuffled).unwrap();
-        for i in 0..3 {
-            for j in 0..3 {
-                assert!((m.get(i, j, 0) - s_true[i][j]).norm() < 1e-12, "S{i}{j}");
+        for (i, row) in s_true.iter().enumerate() {
+            for (j, want) in row.iter().enumerate() {
+                assert!((m.get(i, j, 0) - want).norm() < 1e-12, "S{i}{j}");
             }
         }
         // The single-drive column is off by the mismatch: what the inversion corrects.
