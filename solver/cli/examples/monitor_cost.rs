@@ -62,7 +62,7 @@ fn main() {
     // The passes alone, on the final fields: time per accumulating call.
     let mut fields: Vec<Vec<f32>> = fdtd::Component::ALL.iter().map(|&c| a.read_field(c).unwrap()).collect();
     for m in &with.monitors {
-        let pass = fdtd_core::monitors::dft::Dft::new(&with, m);
+        let pass = fdtd_core::passes::dft::Dft::new(&with, m);
         let mut re = vec![0f32; m.records() * m.freqs.len()];
         let mut im = re.clone();
         let calls = 20;

@@ -44,7 +44,7 @@
 //! `PATH.prev`, writes `PATH.tmp` and fsyncs it, renames `PATH` to `PATH.prev` and
 //! `PATH.tmp` to `PATH`, then fsyncs the directory. At every instant at least one complete,
 //! durable checkpoint exists; [`find_latest`] takes the newest one whose checksums hold.
-use crate::model::Model;
+use crate::simulation::Simulation;
 use crate::scene::Scene;
 use crate::state::{SolverState, StateArray};
 use std::fs::{self, File};
@@ -143,9 +143,10 @@ impl Fnv1a {
 ///
 /// It covers the scene's *content* (everything parsed from it: domain, time, boundaries,
 /// materials, objects, sources, probes, snapshots; not comments, formatting, the file's
-/// path, or the `[checkpoint]` section), the grid, dt, the planned steps, the fdtd
-/// version and the checkpoint format. The backend is not part of it.
-pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
+/// path, or the `[checkpoint]` section), the grid, dt, the planned steps, the schedule's
+/// passes (names and descriptions: a pass a run request adds counts), the fdtd version
+/// and the checkpoint format. The backend is not part of it.
+pub fn fingerprint(scene: &Scene, model: &Simulation) -> u64 {
     let mut content = scene.clone();
     content.path = PathBuf::new();
     content.text = String::new();
@@ -164,6 +165,11 @@ pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
     h.u64(g.dt.to_bits());
     h.u64(g.steps as u64);
     h.u64(model.cpml.len() as u64);
+    // The passes that step it: the scene's, and any a run request added.
+    for p in &model.schedule.passes {
+        h.field(p.pass.name().as_bytes());
+        h.field(p.pass.describe().as_bytes());
+    }
     h.finish()
 }
 
@@ -207,7 +213,7 @@ pub struct Header {
 
 impl Header {
     /// The header for `model`'s run at `step`.
-    pub fn new(model: &Model, fingerprint: u64, run_id: u64, step: usize) -> Header {
+    pub fn new(model: &Simulation, fingerprint: u64, run_id: u64, step: usize) -> Header {
         let g = &model.grid;
         Header {
             format: FORMAT,
@@ -400,7 +406,7 @@ impl Header {
     /// Check that this header fits `model`'s state table exactly (before allocating any
     /// of it). A format-1 header takes the model's names when its arrays match the
     /// model's table by position and size.
-    fn check_layout(&mut self, path: &Path, model: &Model) -> Result<(), CheckpointError> {
+    fn check_layout(&mut self, path: &Path, model: &Simulation) -> Result<(), CheckpointError> {
         let want = Header::new(model, self.fingerprint, self.run_id, 0).arrays;
         let sizes_match = self.arrays.len() == want.len() && self.arrays.iter().zip(&want).all(|(a, b)| a.1 == b.1);
         if self.format == FORMAT_V1 {
@@ -803,18 +809,18 @@ fn read_f32s(path: &Path, r: &mut impl Read, crc: &mut crc32fast::Hasher, n: u64
 /// Read the checkpoint `path` for `model`, verifying its layout, size and checksums.
 /// Nothing larger than the header is allocated before the layout is known to match
 /// `model`, so a corrupt length cannot make it allocate more than the run itself needs.
-pub fn read(path: &Path, model: &Model) -> Result<Checkpoint, CheckpointError> {
+pub fn read(path: &Path, model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     let f = File::open(path).map_err(|e| CheckpointError::io(path, e))?;
     let actual = f.metadata().map_err(|e| CheckpointError::io(path, e))?.len();
     read_from(path, BufReader::with_capacity(4 << 20, f), actual, model)
 }
 
 /// [`read`] from bytes in memory (`path` only names them in messages).
-pub fn decode(path: &Path, bytes: &[u8], model: &Model) -> Result<Checkpoint, CheckpointError> {
+pub fn decode(path: &Path, bytes: &[u8], model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     read_from(path, bytes, bytes.len() as u64, model)
 }
 
-fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Result<Checkpoint, CheckpointError> {
+fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     let mut header = Header::decode(path, &mut r)?;
     header.check_layout(path, model)?;
     let want = header.file_len().expect("checked by decode");
@@ -851,7 +857,7 @@ fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Resul
 /// A file that belongs to another run (other scene, grid, version or output file) is a
 /// refusal: nothing of it is used. A corrupt file is skipped when an older valid one
 /// exists, with a note in the returned list.
-pub fn find_latest(path: &Path, model: &Model, expect: &Header) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+pub fn find_latest(path: &Path, model: &Simulation, expect: &Header) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
     let mut notes = Vec::new();
     let mut headers = Vec::new();
     let mut problems = Vec::new();
@@ -979,7 +985,7 @@ impl Interval {
 }
 
 /// Bytes of one checkpoint of `model` (header + payload + CRC).
-pub fn size(model: &Model) -> u64 {
+pub fn size(model: &Simulation) -> u64 {
     Header::new(model, 0, 0, 0).file_len().unwrap_or(u64::MAX)
 }
 
@@ -988,7 +994,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn model() -> Arc<Model> {
+    fn model() -> Arc<Simulation> {
         let text = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n\
                     x_min = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
         let scene = Scene::parse(text, "t.toml").unwrap();

@@ -24,6 +24,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub use fdtd_scene as scene;
+pub use simulation::Simulation;
 pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 
 pub mod backend;
@@ -41,5 +42,6 @@ pub mod results;
 pub mod runner;
 pub mod schedule;
 pub mod session;
+pub mod simulation;
 pub mod state;
 pub mod workload;

@@ -26,7 +26,7 @@
 //!
 //! A serial pass runs as one thread that walks the records in order (so two records on
 //! one sample apply in the CPU's order); otherwise one thread per record.
-use crate::schedule::Range;
+use crate::model::Range;
 use crate::state::ArraySpec;
 use std::fmt;
 

@@ -27,6 +27,7 @@
 //! recomputes a range: every box below is the one both use. The bulk updates' own
 //! ranges are fixed by the Yee stencil (see `fdtd-cpu`'s `update.rs`) and are not
 //! data; everything a scene can switch on or off is.
+pub use crate::model::{Box3, Range};
 use crate::model::{FaceKind, Model};
 use crate::pass::{Hook, Pass, Stream};
 use crate::state::ArraySpec;
@@ -34,10 +35,6 @@ use crate::Component;
 use std::fmt;
 use std::sync::Arc;
 
-/// Half-open index range `lo..hi` along one axis.
-pub type Range = (usize, usize);
-/// Half-open index box, per axis.
-pub type Box3 = [Range; 3];
 
 /// Everything one step does (see the module doc).
 #[derive(Clone, Debug, Default)]

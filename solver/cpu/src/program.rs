@@ -7,7 +7,7 @@
 //! H stages, then the E stages, which [`crate::sweep::step`] fuses into one sweep
 //! (`H(i)` then `E(i)`, slab by slab) or runs as two. Every other stage runs on the whole
 //! grid between sweeps. The halo stages do nothing on one address space.
-use fdtd_core::model::Model;
+use fdtd_core::simulation::Simulation;
 use fdtd_core::pass::Hook;
 use fdtd_core::schedule::Stage;
 
@@ -24,7 +24,7 @@ pub enum Run {
 
 /// Whether the passes at `hook` can run per x-slab inside a sweep: only AfterH passes
 /// with no state and no outputs (per-slab calls would split those by slab).
-fn slab_local(m: &Model, hook: Hook) -> bool {
+fn slab_local(m: &Simulation, hook: Hook) -> bool {
     hook == Hook::AfterH
         && m.schedule
             .at(Hook::AfterH)
@@ -32,7 +32,7 @@ fn slab_local(m: &Model, hook: Hook) -> bool {
 }
 
 /// The model's stage list as the CPU's program (see the module doc).
-pub fn compile(m: &Model) -> Vec<Run> {
+pub fn compile(m: &Simulation) -> Vec<Run> {
     let mut out = Vec::new();
     let (mut h, mut e) = (Vec::new(), Vec::new());
     let flush = |out: &mut Vec<Run>, h: &mut Vec<Stage>, e: &mut Vec<Stage>| {

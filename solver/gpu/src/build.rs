@@ -11,7 +11,8 @@
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
-use fdtd_core::model::{FaceKind, Model};
+use fdtd_core::simulation::Simulation;
+use fdtd_core::model::FaceKind;
 use fdtd_core::pass::Hook;
 use fdtd_core::schedule::Stage;
 
@@ -269,7 +270,7 @@ impl Builder<'_> {
 }
 
 /// Pack u16 material indices of component `c` into the local layout of piece `p`.
-fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
+fn packed_mats(model: &Simulation, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
     let piece = layout.pieces[p];
     let [nx, ny, nz] = model.grid.n;
     let gsx = model.grid.strides()[0];
@@ -301,7 +302,7 @@ pub fn build(
     queue: &wgpu::Queue,
     kernels: &Kernels,
     shapes: Shapes,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     uniform_align: u64,
 ) -> Built {
@@ -641,7 +642,7 @@ pub fn build(
 /// (`Grid::cpml_slot`, `cpml_sign`, `[component within the phase][layer axis]`): the
 /// kernels hold no slot or sign of their own. Every layer on one axis has the same
 /// ones (`Schedule::build`); unset entries (a == c, no layer) are 0.
-pub fn cpml_table(model: &Model, electric: bool) -> ([[u32; 4]; 3], [[f32; 4]; 3]) {
+pub fn cpml_table(model: &Simulation, electric: bool) -> ([[u32; 4]; 3], [[f32; 4]; 3]) {
     let mut slot = [[0u32; 4]; 3];
     let mut sign = [[0f32; 4]; 3];
     for p in model.schedule.cpml.iter().filter(|p| p.electric() == electric) {
@@ -670,7 +671,7 @@ struct PsiSegment {
 /// Where each layer's ψ goes on one piece for one phase, and the layer table of
 /// update_e / update_h (`Grid::lay`, index 2·axis + high).
 /// `prof[l]`: offset of layer l's profile in the phase's coefficient table.
-fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, [Layer; 6]) {
+fn layer_table(model: &Simulation, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, [Layer; 6]) {
     let dims = model.grid.dims();
     let mut lay = [Layer::default(); 6];
     let mut segs = Vec::new();
@@ -722,7 +723,7 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
 
 /// The schedule's periodic copies, in its axis order: x as copies between pieces, y and
 /// z by `periodic_yz` on every piece.
-fn periodic_ops(b: &mut Builder, model: &Model, layout: &Layout, fields: &[[wgpu::Buffer; 6]], ops: &mut Vec<Op>) {
+fn periodic_ops(b: &mut Builder, model: &Simulation, layout: &Layout, fields: &[[wgpu::Buffer; 6]], ops: &mut Vec<Op>) {
     let [nx, ny, nz] = model.grid.n;
     let (sx, sy) = (layout.sx, layout.sy);
     let np = layout.pieces.len();
@@ -765,7 +766,7 @@ fn periodic_ops(b: &mut Builder, model: &Model, layout: &Layout, fields: &[[wgpu
 /// The schedule's face planes (PMC and periodic), one op per plane and piece.
 fn face_ops(
     b: &mut Builder,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     fields: &[[wgpu::Buffer; 6]],
     mats: &[[wgpu::Buffer; 6]],
@@ -838,7 +839,7 @@ fn face_ops(
 }
 
 /// Compile the kernel of every extension pass of the schedule.
-fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model: &Model) -> Vec<PassKernel> {
+fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model: &Simulation) -> Vec<PassKernel> {
     model
         .schedule
         .passes
@@ -852,7 +853,7 @@ fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model:
 #[allow(clippy::too_many_arguments)]
 fn pass_ops(
     b: &mut Builder,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     fields: &[[wgpu::Buffer; 6]],
     values: &wgpu::Buffer,

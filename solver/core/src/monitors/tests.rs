@@ -1,4 +1,4 @@
-use super::dft::{angle, phases};
+use crate::passes::dft::{angle, phases};
 use super::*;
 use crate::scene::TimeEnd;
 use num_complex::Complex64;

@@ -47,6 +47,8 @@ use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOp
 use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
+use crate::pass::Pass;
+use crate::simulation::Simulation;
 use crate::plan::Plan;
 use crate::results::RunResults;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
@@ -186,7 +188,15 @@ pub struct RunRequest {
     pub fault: Option<Fault>,
     pub events: Option<Events>,
     pub progress: Option<ProgressFn>,
+    /// Passes added to the scene's own ([`crate::passes::standard`]), each built from the
+    /// discretised model and run after the scene's passes of its hook: how a front end
+    /// or a test adds physics without touching `Model`. They join the checkpoint
+    /// fingerprint and (their state) the checkpoint layout.
+    pub extra_passes: Vec<PassFactory>,
 }
+
+/// Builds one extra pass of a run from its model ([`RunRequest::extra_passes`]).
+pub type PassFactory = Arc<dyn Fn(&Model) -> Arc<dyn Pass> + Send + Sync>;
 
 impl RunRequest {
     /// A run of `scene` with the defaults: `auto` backend, chunks of [`DEFAULT_CHUNK`],
@@ -206,6 +216,7 @@ impl RunRequest {
             fault: None,
             events: None,
             progress: None,
+            extra_passes: Vec::new(),
         }
     }
 }
@@ -303,7 +314,7 @@ pub struct BackendPlan {
 
 impl BackendPlan {
     /// Refuse a plan whose host side exceeds the available RAM.
-    pub fn require_ram(&self, model: &Model) -> Result<(), SessionError> {
+    pub fn require_ram(&self, model: &Simulation) -> Result<(), SessionError> {
         match self.ram.and_then(|r| r.does_not_fit(model)) {
             Some(fit) => Err(SessionError::RamDoesNotFit(fit)),
             None => Ok(()),
@@ -314,7 +325,7 @@ impl BackendPlan {
 /// The host side of a run on `engine` (whose plan is `t`), against what this process
 /// may use: the RAM still available plus what it already holds (the model is allocated
 /// by now, and counted in the plan).
-fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
+fn host_check(model: &Simulation, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
     let (state, backend) = match kind {
         BackendChoice::Cpu => (StateIn::Ram, Some(t.plan.clone())),
         _ => (
@@ -342,7 +353,7 @@ fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, stat
 /// The CPU engine's plan plus the run's host needs, against the available RAM.
 fn cpu_plan(
     engine: &dyn Engine,
-    model: &Model,
+    model: &Simulation,
     opts: &BackendOptions,
     chunk: usize,
     state_copy: bool,
@@ -368,7 +379,7 @@ fn cpu_plan(
 /// state (it writes or resumes checkpoints).
 pub fn plan_backend(
     engines: &[&dyn Engine],
-    model: &Model,
+    model: &Simulation,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
@@ -410,7 +421,7 @@ pub fn plan_backend(
 /// host plan's total for the backend built.
 pub fn create_backend(
     engines: &[&dyn Engine],
-    model: &Arc<Model>,
+    model: &Arc<Simulation>,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
@@ -543,7 +554,7 @@ pub fn resume_advice(checkpoints: &CheckpointPolicy) -> ResumeAdvice {
 pub struct Session {
     request: RunRequest,
     scene: Scene,
-    model: Arc<Model>,
+    model: Arc<Simulation>,
 }
 
 impl Session {
@@ -552,11 +563,14 @@ impl Session {
         // The GPU backend checks its own memory; everything else may end on the CPU.
         not_stopped(&request)?;
         let (scene, model) = load(&request.scene, request.backend != BackendChoice::Gpu)?;
+        // The step's program: the scene's passes, then those the request adds.
+        let extra = request.extra_passes.iter().map(|f| f(&model)).collect();
+        let sim = Simulation::with_passes(model, extra);
         not_stopped(&request)?;
         Ok(Session {
             request,
             scene,
-            model: Arc::new(model),
+            model: Arc::new(sim),
         })
     }
 
@@ -568,7 +582,7 @@ impl Session {
         &self.scene
     }
 
-    pub fn model(&self) -> &Arc<Model> {
+    pub fn model(&self) -> &Arc<Simulation> {
         &self.model
     }
 
@@ -738,7 +752,7 @@ impl Session {
 /// A session with its backend built and its output open, ready to run.
 pub struct Prepared {
     request: RunRequest,
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     out: PathBuf,
     checkpoints: CheckpointPolicy,
     fingerprint: u64,
@@ -757,7 +771,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub fn model(&self) -> &Arc<Model> {
+    pub fn model(&self) -> &Arc<Simulation> {
         &self.model
     }
 
@@ -998,7 +1012,7 @@ impl Prepared {
 /// The end of a run that was not stopped by an error (its end criterion is recorded
 /// before): when finished, the port results computed from the complete series and written.
 fn finish_results(
-    model: &Model,
+    model: &Simulation,
     summary: &RunSummary,
     output: &mut dyn Output,
     monitors: RunResults,

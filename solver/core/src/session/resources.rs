@@ -4,6 +4,7 @@
 use super::probe_layout::{probe_bytes, probe_tables, ProbeLayout};
 use crate::fmt::lengths;
 use crate::model::Model;
+use crate::simulation::Simulation;
 use crate::plan::{human_bytes, Plan};
 use crate::scene::Scene;
 use std::fmt;
@@ -86,7 +87,7 @@ pub enum StateIn {
 /// the whole solver state when one is made (`state_copy`: a checkpoint is written, or
 /// read on resume) and `runtime` ([`runtime_now`]). A run's peak RSS is held to it.
 pub fn host_plan(
-    model: &Model,
+    model: &Simulation,
     state: StateIn,
     backend: Option<Plan>,
     device_host: &[crate::plan::Buffer],
