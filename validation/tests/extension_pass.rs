@@ -17,7 +17,7 @@ use fdtd::backend::gpu::{GpuBackend, GpuConfig};
 use fdtd::backend::{probe_buffers, Backend, BackendError, BackendOptions, PassOutputs};
 use fdtd::model::Model;
 use fdtd_core::pass::{due, DevicePass, Hook, HostCtx, Pass, Record, Stream};
-use fdtd_core::schedule::Schedule;
+use fdtd_core::Simulation;
 use fdtd_core::state::ArraySpec;
 use fdtd_validation::scene;
 use std::sync::Arc;
@@ -135,18 +135,16 @@ impl Pass for Peak {
 
 /// The scene's model, its probes sampled every `probe_every` steps, with [`Peak`] at
 /// every probe sample added to its schedule.
-fn model(probe_every: usize) -> Arc<Model> {
+fn model(probe_every: usize) -> Arc<fdtd_core::Simulation> {
     let text = SCENE.replace("components = [", &format!("every = {probe_every}\ncomponents = ["));
-    let mut m = Model::discretize(&scene(&text)).unwrap();
+    let m = Model::discretize(&scene(&text)).unwrap();
     let samples = m
         .probes
         .iter()
         .flat_map(|p| p.samples.iter().map(|s| (s.component.index(), s.flat, s.index)))
         .collect();
-    let mut passes = fdtd_core::passes::standard(&m);
-    passes.push(Arc::new(Peak { samples }));
-    m.schedule = Schedule::build(&m, passes);
-    Arc::new(m)
+    // The scene's passes, then this one: no change to `Model`.
+    Arc::new(Simulation::with_passes(m, vec![Arc::new(Peak { samples })]))
 }
 
 /// Step `b` through `n0..n1` in chunks of `chunk` steps (one submission each on the
@@ -165,7 +163,7 @@ fn run(m: &Model, b: &mut dyn Backend, n0: usize, n1: usize, chunk: usize, acc: 
     }
 }
 
-fn gpu(m: &Arc<Model>) -> Option<GpuBackend> {
+fn gpu(m: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     // One y-z plane is 11 × 9 floats: a cap of 5 planes cuts the 17 x planes into slabs.
     let cfg = GpuConfig {
         binding_cap: Some(11 * 9 * 4 * 5),

@@ -22,6 +22,7 @@ fn main() {
     let every = with.monitors.iter().map(|m| m.every).max().unwrap_or(1);
     let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(4 * every);
     let mut without = with.clone();
+    let with = fdtd_core::Simulation::standard(with);
     let passes: Vec<_> = with
         .schedule
         .passes
@@ -30,7 +31,7 @@ fn main() {
         .map(|p| p.pass.clone())
         .collect();
     without.monitors.clear();
-    without.schedule = fdtd_core::schedule::Schedule::build(&without, passes);
+    let without = fdtd_core::Simulation::new(without, passes);
     for m in &with.monitors {
         println!("{}", m.summary());
     }

@@ -998,10 +998,10 @@ mod tests {
         let text = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n\
                     x_min = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
         let scene = Scene::parse(text, "t.toml").unwrap();
-        Arc::new(Model::discretize(&scene).unwrap())
+        Arc::new(Simulation::standard(crate::model::Model::discretize(&scene).unwrap()))
     }
 
-    fn state(m: &Model, seed: f32) -> SolverState {
+    fn state(m: &Simulation, seed: f32) -> SolverState {
         let h = Header::new(m, 0, 0, 0);
         let mut k = seed;
         let mut next = || {
@@ -1032,7 +1032,7 @@ mod tests {
         let c = read(&path, &m).unwrap();
         assert_eq!(c.header, h1);
         assert_eq!(c.state, s1);
-        s1.check(&m).unwrap();
+        s1.check(&m.schedule.state).unwrap();
 
         let s2 = state(&m, 0.7);
         let h2 = Header::new(&m, 42, 7, 10);
@@ -1176,7 +1176,7 @@ mod tests {
         let (c, _) = find_latest(&path, &m, &Header::new(&m, 3, 9, 0)).unwrap();
         assert_eq!(c.header.step, 6);
         // Another grid: refused, naming the format.
-        let other = Model::discretize(
+        let other = crate::model::Model::discretize(
             &Scene::parse(
                 "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n",
                 "o.toml",
@@ -1184,7 +1184,7 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let err = read(&path, &other).unwrap_err().to_string();
+        let err = read(&path, &Simulation::standard(other)).unwrap_err().to_string();
         assert!(err.contains("format-1 checkpoint"), "{err}");
         // A future format: refused with what to do.
         b[8] = 7;
@@ -1225,7 +1225,7 @@ mod tests {
         let base = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n";
         let fp = |text: &str| {
             let s = Scene::parse(text, "a.toml").unwrap();
-            fingerprint(&s, &Model::discretize(&s).unwrap())
+            fingerprint(&s, &Simulation::standard(crate::model::Model::discretize(&s).unwrap()))
         };
         let a = fp(base);
         assert_eq!(a, fp(&format!("# comment\n{base}")));

@@ -2,6 +2,7 @@
 //! resume, inspected and closed. The HDF5 implementation lives in `fdtd-io`
 //! (`Hdf5Format`), so that this crate needs no file-format library.
 use crate::model::Model;
+use crate::simulation::Simulation;
 use crate::results::RunResults;
 use crate::runner::{Outcome, PortSeries, RunSummary, Sink};
 use crate::scene::Scene;
@@ -135,7 +136,7 @@ pub trait OutputFormat {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &Simulation,
         backend: &str,
         force: bool,
     ) -> Result<Box<dyn Output>, OutputFailure>;
@@ -144,7 +145,7 @@ pub trait OutputFormat {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &Simulation,
         backend: &str,
         step: usize,
     ) -> Result<Box<dyn Output>, OutputFailure>;

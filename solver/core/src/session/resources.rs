@@ -846,7 +846,7 @@ mod tests {
         assert!(f.host > 1801 * 3601 * 3 * 64, "{f:?}");
         assert!(f.disk > 1801 * 3601 * 3 * 64, "{f:?}");
         // In the host plan, and a plan that does not fit for that reason says so.
-        let plan = host_plan(&model, StateIn::Ram, None, &[], 64, false, 0);
+        let plan = host_plan(&crate::Simulation::standard(model.clone()), StateIn::Ram, None, &[], 64, false, 0);
         assert!(plan.total() > many.host, "{plan:?}");
         let msg = RamCheck {
             need: plan.total(),

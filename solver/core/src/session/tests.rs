@@ -18,7 +18,7 @@ fn scene(dir: &Path) -> PathBuf {
 }
 
 /// A backend that keeps nothing: fields stay zero, and every due output sample reads 0.
-struct Idle(Arc<Model>, std::ops::Range<usize>);
+struct Idle(Arc<Simulation>, std::ops::Range<usize>);
 
 impl Backend for Idle {
     fn describe(&self) -> String {
@@ -58,7 +58,7 @@ impl Engine for Fake {
     fn kind(&self) -> BackendChoice {
         self.kind
     }
-    fn plan(&self, model: &Model, _: &BackendOptions) -> Result<Target, BackendError> {
+    fn plan(&self, model: &Simulation, _: &BackendOptions) -> Result<Target, BackendError> {
         if let Some(why) = self.fail {
             return Err(BackendError::NoDevice(why.into()));
         }
@@ -68,7 +68,7 @@ impl Engine for Fake {
             software: self.software,
         })
     }
-    fn create(&self, model: Arc<Model>, _: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(&self, model: Arc<Simulation>, _: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
         Ok(Box::new(Idle(model, 0..0)))
     }
 }
@@ -159,7 +159,7 @@ impl OutputFormat for Memory {
         &self,
         path: &Path,
         _: &Scene,
-        _: &Model,
+        _: &Simulation,
         backend: &str,
         _: bool,
     ) -> Result<Box<dyn Output>, OutputFailure> {
@@ -174,7 +174,7 @@ impl OutputFormat for Memory {
             files: self.0.clone(),
         }))
     }
-    fn resume(&self, path: &Path, _: &Scene, _: &Model, _: &str, _: usize) -> Result<Box<dyn Output>, OutputFailure> {
+    fn resume(&self, path: &Path, _: &Scene, _: &Simulation, _: &str, _: usize) -> Result<Box<dyn Output>, OutputFailure> {
         Err(OutputFailure::new(
             OutputErrorKind::BadInput,
             format!("{}: cannot resume", path.display()),
@@ -262,6 +262,7 @@ fn output_prechecks() {
 fn auto_passes_over_an_unusable_or_software_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
+    let model = Simulation::standard(model);
     let opts = BackendOptions::default();
     let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true).unwrap();
     let usable = Fake {
@@ -485,7 +486,7 @@ fn a_failed_run_closes_its_output_as_failed() {
 fn a_software_gpu_asked_for_is_used_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
-    let model = Arc::new(model);
+    let model = Arc::new(Simulation::standard(model));
     let opts = BackendOptions::default();
     let software = Fake {
         kind: BackendChoice::Gpu,
