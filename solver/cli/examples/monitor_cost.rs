@@ -75,6 +75,7 @@ fn main() {
             let mut state = [&mut re, &mut im];
             let mut ctx = fdtd_core::pass::HostCtx {
                 step: (k + 1) * m.every - 1,
+                entry: fdtd_core::pass::Entry::main(fdtd_core::pass::Hook::EndOfStep),
                 sources: &[],
                 xs: (0, with.grid.dims()[0]),
                 fields: fdtd_core::pass::FieldsMut {

@@ -93,7 +93,8 @@ impl CpuBackend {
     }
 }
 
-/// Run the passes at `hook` on the whole grid (serially, in schedule order). `fields`
+/// Run the pass entries at `hook` on the whole grid (serially, in schedule order; a
+/// once-per-step entry is one `host` call like any other here). `fields`
 /// are the six fields; `extra` the state table from index `6 + cpml` on (the arrays
 /// passes register), `cpml` the number of CPML ψ arrays before it.
 #[allow(clippy::too_many_arguments)]
@@ -107,10 +108,7 @@ fn run_hook(
     src: &[f32],
 ) {
     let base = 6 + m.schedule.cpml.len();
-    for (k, sp) in m.schedule.passes.iter().enumerate() {
-        if sp.pass.hook() != hook {
-            continue;
-        }
+    for (k, sp, entry) in m.schedule.entries_at(hook) {
         let mut state: Vec<&mut Vec<f32>> = extra
             .iter_mut()
             .enumerate()
@@ -122,6 +120,7 @@ fn run_hook(
         };
         let mut ctx = HostCtx {
             step: n,
+            entry,
             sources: src,
             xs: (0, m.grid.dims()[0]),
             fields: FieldsMut {

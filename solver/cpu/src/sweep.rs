@@ -206,9 +206,10 @@ unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &
             }
             Stage::Hook(hook) => {
                 let [hx, hy, hz] = &mut h;
-                for sp in m.schedule.at(*hook) {
+                for (_, sp, entry) in m.schedule.entries_at(*hook) {
                     let mut ctx = HostCtx {
                         step: n,
+                        entry,
                         sources: src,
                         xs: (i, i + 1),
                         fields: FieldsMut {

@@ -687,7 +687,7 @@ impl GpuBackend {
                         current = Some(op.pipe);
                     }
                     pass.set_bind_group(0, &op.bg, &[]);
-                    if let Pipe::Pass(_) = op.pipe {
+                    if let Pipe::Pass(..) = op.pipe {
                         pass.set_bind_group(1, &b.step_bg, &[(s * stride) as u32]);
                     }
                     pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -832,7 +832,7 @@ impl GpuBackend {
                 });
                 pass.set_pipeline(self.pipeline(op.pipe));
                 pass.set_bind_group(0, &op.bg, &[]);
-                if let Pipe::Pass(_) = op.pipe {
+                if let Pipe::Pass(..) = op.pipe {
                     pass.set_bind_group(1, &b.step_bg, &[0]);
                 }
                 pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -892,7 +892,7 @@ impl GpuBackend {
     fn pipeline(&self, p: Pipe) -> &wgpu::ComputePipeline {
         match p {
             Pipe::Fixed(k) => self.kernels.pipeline(k),
-            Pipe::Pass(k) => &self.built.passes[k].pipeline,
+            Pipe::Pass(k, e) => &self.built.passes[k].pipelines[e],
         }
     }
 
