@@ -515,3 +515,58 @@ fn a_software_gpu_asked_for_is_used_with_a_warning() {
         .0;
     assert_eq!((c.kind, c.software), (BackendChoice::Cpu, None));
 }
+
+/// A pass a run request adds: no state, nothing to do (it only has to be scheduled).
+#[derive(Debug)]
+struct Extra(Vec<crate::pass::Entry>);
+
+impl crate::pass::Pass for Extra {
+    fn name(&self) -> &str {
+        "extra"
+    }
+    fn describe(&self) -> String {
+        format!("{} entries", self.0.len())
+    }
+    fn hook(&self) -> crate::pass::Hook {
+        self.0[0].hook
+    }
+    fn entries(&self) -> Vec<crate::pass::Entry> {
+        self.0.clone()
+    }
+    fn state(&self) -> Vec<crate::state::ArraySpec> {
+        vec![crate::state::ArraySpec::new("s", [2, 1, 1])]
+    }
+    fn host(&self, _: &mut crate::pass::HostCtx<'_>) {}
+    fn device(&self) -> crate::pass::DevicePass {
+        unreachable!("not run on a GPU here")
+    }
+}
+
+#[test]
+fn a_run_request_adds_passes_without_touching_the_model() {
+    use crate::pass::{Entry, Hook, Scope};
+    use crate::schedule::Stage;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = Session::load(RunRequest::new(scene(dir.path()))).unwrap();
+    let mut req = RunRequest::new(scene(dir.path()));
+    req.extra_passes.push(Arc::new(|_: &Model| {
+        Arc::new(Extra(vec![
+            Entry::main(Hook::AfterH),
+            Entry::new(Hook::BeforeE, "b", Scope::Once),
+        ])) as Arc<dyn Pass>
+    }));
+    let with = Session::load(req).unwrap();
+    let (a, b) = (&plain.model().schedule, &with.model().schedule);
+    assert_eq!(b.passes.len(), a.passes.len() + 1);
+    assert_eq!(b.passes.last().unwrap().pass.name(), "extra");
+    // Its state joins the table (so checkpoints carry it) and its entries the stages.
+    assert_eq!(b.state.len(), a.state.len() + 1);
+    assert_eq!(b.state.last().unwrap().name, "extra/s");
+    assert!(b.stages.contains(&Stage::Hook(Hook::BeforeE)) && !a.stages.contains(&Stage::Hook(Hook::BeforeE)));
+    // The same scene with another pass is another run: a checkpoint of one does not
+    // continue the other.
+    let s = plain.scene();
+    assert_ne!(runner::fingerprint(s, plain.model()), runner::fingerprint(s, with.model()));
+    let h = crate::checkpoint::Header::new(with.model(), 0, 0, 0);
+    assert_eq!(h.arrays.last().unwrap().0, "extra/s");
+}
