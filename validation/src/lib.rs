@@ -28,7 +28,9 @@ pub fn scene(text: &str) -> Scene {
 
 /// Discretise and run a scene on a backend, keeping all samples in memory.
 pub fn run_scene(text: &str, choice: BackendChoice) -> (Arc<fdtd_core::Simulation>, MemorySink) {
-    let model = Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}"))));
+    let model = Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ));
     let (mut backend, _) =
         fdtd_core::backend::create(&cases::engines(), model.clone(), choice, &BackendOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));

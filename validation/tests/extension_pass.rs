@@ -19,8 +19,8 @@ use fdtd::model::Model;
 use fdtd::Component;
 use fdtd_core::pass::{due, DevicePass, Entry, Hook, HostCtx, Pass, Record, Scope, Stream};
 use fdtd_core::schedule::Stage;
-use fdtd_core::Simulation;
 use fdtd_core::state::ArraySpec;
+use fdtd_core::Simulation;
 use fdtd_validation::scene;
 use std::sync::Arc;
 
@@ -371,11 +371,21 @@ fn a_multi_entry_pass_shares_one_state_on_both_backends() {
     // The schedule runs the three entries at their hooks, BeforeE between the H halo
     // and the E update.
     let st = &m.schedule.stages;
-    let pos = |s: Stage| st.iter().position(|&x| x == s).unwrap_or_else(|| panic!("{s:?} in {st:?}"));
+    let pos = |s: Stage| {
+        st.iter()
+            .position(|&x| x == s)
+            .unwrap_or_else(|| panic!("{s:?} in {st:?}"))
+    };
     assert!(pos(Stage::HaloH) < pos(Stage::Hook(Hook::BeforeE)) && pos(Stage::Hook(Hook::BeforeE)) < pos(Stage::EBulk));
     let text = m.schedule.to_string();
     assert!(text.contains("pass relay [tick, once per step]"), "{text}");
-    assert_eq!(m.schedule.entries_at(Hook::AfterE).filter(|(_, p, _)| p.pass.name() == "relay").count(), 1);
+    assert_eq!(
+        m.schedule
+            .entries_at(Hook::AfterE)
+            .filter(|(_, p, _)| p.pass.name() == "relay")
+            .count(),
+        1
+    );
 
     // CPU: the counter counts steps; `v` is Hy at the sample after the last H update
     // (nothing writes H after AfterH), bit for bit.
@@ -428,5 +438,9 @@ fn a_multi_entry_pass_shares_one_state_on_both_backends() {
     assert_eq!(rcount, steps as f32);
     assert!((rv - v).abs() <= 1e-6 * hy_peak, "v after resume: {rv} vs {v}");
     let ez_resumed = g2.read_field(Component::Ez).unwrap();
-    assert!(max_rel(&ez_cpu, &ez_resumed) <= 1e-6, "Ez after resume: {:e}", max_rel(&ez_cpu, &ez_resumed));
+    assert!(
+        max_rel(&ez_cpu, &ez_resumed) <= 1e-6,
+        "Ez after resume: {:e}",
+        max_rel(&ez_cpu, &ez_resumed)
+    );
 }

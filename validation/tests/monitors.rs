@@ -54,7 +54,9 @@ box = { min = [0.007, 0.004, 0.004], max = [0.013, 0.010, 0.009] }
 "#;
 
 fn model() -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene(SCENE)).unwrap()))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(SCENE)).unwrap(),
+    ))
 }
 
 fn names(m: &Model) -> Vec<String> {

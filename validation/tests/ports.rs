@@ -20,7 +20,9 @@ fdtd_validation::backend_tests! {
 }
 
 fn model(steps: usize) -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene(&lc_scene(steps))).unwrap()))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(&lc_scene(steps))).unwrap(),
+    ))
 }
 
 fn backend(m: &Arc<fdtd_core::Simulation>, choice: BackendChoice) -> Option<Box<dyn fdtd::backend::Backend>> {

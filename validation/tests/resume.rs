@@ -376,7 +376,12 @@ fn gpu_with_state(model: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
 
 /// Run `first` to `split` steps, move its state to `second` (through a checkpoint file)
 /// and finish there; the samples of both parts together.
-fn split_run(model: &Arc<fdtd_core::Simulation>, first: &mut dyn Backend, second: &mut dyn Backend, split: usize) -> MemorySink {
+fn split_run(
+    model: &Arc<fdtd_core::Simulation>,
+    first: &mut dyn Backend,
+    second: &mut dyn Backend,
+    split: usize,
+) -> MemorySink {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.ckpt");
     let mut sink = MemorySink::new(model);

@@ -22,7 +22,9 @@ use fdtd_validation::{run_model, scene};
 use std::sync::Arc;
 
 fn model(text: &str) -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}"))))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ))
 }
 
 fn cpu(m: &Arc<fdtd_core::Simulation>) -> MemorySink {

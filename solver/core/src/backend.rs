@@ -5,8 +5,8 @@
 //! same update equations on the same `Model`; the runner drives them identically.
 //! An [`Engine`] is what a backend crate exports to be chosen: it plans a model without
 //! allocating and builds the backend; [`create`] holds the one `auto` rule.
-use crate::simulation::Simulation;
 use crate::plan::Plan;
+use crate::simulation::Simulation;
 use crate::Component;
 use std::sync::Arc;
 use thiserror::Error;

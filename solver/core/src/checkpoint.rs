@@ -44,8 +44,8 @@
 //! `PATH.prev`, writes `PATH.tmp` and fsyncs it, renames `PATH` to `PATH.prev` and
 //! `PATH.tmp` to `PATH`, then fsyncs the directory. At every instant at least one complete,
 //! durable checkpoint exists; [`find_latest`] takes the newest one whose checksums hold.
-use crate::simulation::Simulation;
 use crate::scene::Scene;
+use crate::simulation::Simulation;
 use crate::state::{SolverState, StateArray};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -857,7 +857,11 @@ fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Simulation) -> 
 /// A file that belongs to another run (other scene, grid, version or output file) is a
 /// refusal: nothing of it is used. A corrupt file is skipped when an older valid one
 /// exists, with a note in the returned list.
-pub fn find_latest(path: &Path, model: &Simulation, expect: &Header) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+pub fn find_latest(
+    path: &Path,
+    model: &Simulation,
+    expect: &Header,
+) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
     let mut notes = Vec::new();
     let mut headers = Vec::new();
     let mut problems = Vec::new();

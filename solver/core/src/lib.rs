@@ -24,8 +24,8 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub use fdtd_scene as scene;
-pub use simulation::Simulation;
 pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
+pub use simulation::Simulation;
 
 pub mod backend;
 pub mod checkpoint;

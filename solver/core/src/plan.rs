@@ -1,6 +1,6 @@
 //! Memory plan: every buffer a backend will allocate, counted before allocation.
-use crate::simulation::Simulation;
 pub use crate::fmt::human_bytes;
+use crate::simulation::Simulation;
 use std::fmt;
 
 /// One named buffer.

@@ -19,8 +19,8 @@
 use crate::backend::{probe_buffers, probe_due, scan_energy, take_pass_streams, Backend, BackendError, FieldScan};
 use crate::checkpoint::{self, CheckpointError, Header, Interval};
 use crate::model::Model;
-use crate::simulation::Simulation;
 use crate::scene::SourceKind;
+use crate::simulation::Simulation;
 use crate::Component;
 use std::fmt;
 use std::path::PathBuf;

@@ -38,7 +38,6 @@ use crate::Component;
 use std::fmt;
 use std::sync::Arc;
 
-
 /// Everything one step does (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub struct Schedule {
@@ -322,7 +321,9 @@ impl Schedule {
 
     /// The extension passes with an entry at `hook`, in order.
     pub fn at(&self, hook: Hook) -> impl Iterator<Item = &ScheduledPass> {
-        self.passes.iter().filter(move |p| p.entries.iter().any(|e| e.hook == hook))
+        self.passes
+            .iter()
+            .filter(move |p| p.entries.iter().any(|e| e.hook == hook))
     }
 
     /// The entries at `hook`, in the order they run: by pass (schedule order), then in

@@ -11,8 +11,8 @@
 //!
 //! These planes are O(N²) and only exist for PMC/periodic faces, so this code is
 //! written for clarity, not speed. The sweep calls it per x-slab.
-use fdtd_core::simulation::Simulation;
 use fdtd_core::model::FaceKind;
+use fdtd_core::simulation::Simulation;
 
 /// Face rule for an H index `q` along `axis` that may be −1 or n: the in-range index
 /// and the sign to apply, or None for a zero contribution.

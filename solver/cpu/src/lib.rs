@@ -21,9 +21,9 @@ pub use sweep::Sweep;
 use fdtd_core::backend::{
     empty_outputs, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, Target,
 };
-use fdtd_core::simulation::Simulation;
 use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use fdtd_core::plan::Plan;
+use fdtd_core::simulation::Simulation;
 use fdtd_core::state::{SolverState, StateArray};
 use fdtd_core::Component;
 use program::Run;

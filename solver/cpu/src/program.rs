@@ -7,9 +7,9 @@
 //! H stages, then the E stages, which [`crate::sweep::step`] fuses into one sweep
 //! (`H(i)` then `E(i)`, slab by slab) or runs as two. Every other stage runs on the whole
 //! grid between sweeps. The halo stages do nothing on one address space.
-use fdtd_core::simulation::Simulation;
 use fdtd_core::pass::{Hook, Scope};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 
 /// One step of the CPU's program.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,9 +20,9 @@
 //! The tasks share the field arrays through raw pointers ([`Shared`]); every slice
 //! they make is confined to slabs the schedule above gives them.
 use super::{boundary, cpml, update};
-use fdtd_core::simulation::Simulation;
 use fdtd_core::pass::{FieldsMut, HostCtx};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 use rayon::prelude::*;
 
 /// ψ slabs of one x-slab: `(CPML pass index, ψ slab)` for every CPML pass that touches it.

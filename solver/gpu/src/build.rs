@@ -11,10 +11,10 @@
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
-use fdtd_core::simulation::Simulation;
 use fdtd_core::model::FaceKind;
 use fdtd_core::pass::{Hook, Scope};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 
 /// Which pipeline a dispatch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -972,7 +972,14 @@ fn pass_binds(
 /// entry is one thread on piece 0. Every entry of a pass uses the pass's bind groups.
 ///
 /// [`Schedule::entries_at`]: fdtd_core::schedule::Schedule::entries_at
-fn pass_ops(b: &Builder, model: &Simulation, kernels: &[PassKernel], binds: &[PassBinds], hook: Hook, ops: &mut Vec<Op>) {
+fn pass_ops(
+    b: &Builder,
+    model: &Simulation,
+    kernels: &[PassKernel],
+    binds: &[PassBinds],
+    hook: Hook,
+    ops: &mut Vec<Op>,
+) {
     for (k, sp) in model.schedule.passes.iter().enumerate() {
         for (e, entry) in sp.entries.iter().enumerate().filter(|(_, x)| x.hook == hook) {
             let wg = kernels[k].wgs[e];

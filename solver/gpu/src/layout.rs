@@ -22,8 +22,8 @@
 //! `binding cap / 4 ≤ 2^29`, so u32 arithmetic in the kernels never overflows.
 use super::device::DeviceInfo;
 use fdtd_core::backend::BackendError;
-use fdtd_core::simulation::Simulation;
 use fdtd_core::plan::{human_bytes, Plan};
+use fdtd_core::simulation::Simulation;
 
 /// Most steps recorded into one submission (probe buffers are sized for it).
 pub const MAX_STEPS: usize = 64;
@@ -323,7 +323,14 @@ pub fn check_limits(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Re
 
 /// The message of a plan over the budget: need, what the device can give, and what
 /// would fit (from [`crate::what_fits`]: the same plan at other sizes).
-pub fn refusal(model: &Simulation, dev: &DeviceInfo, fraction: f64, need: u64, usable: u64, fits: &crate::Fits) -> String {
+pub fn refusal(
+    model: &Simulation,
+    dev: &DeviceInfo,
+    fraction: f64,
+    need: u64,
+    usable: u64,
+    fits: &crate::Fits,
+) -> String {
     let avail = dev.memory.available().unwrap_or(usable);
     format!(
         "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: {}",

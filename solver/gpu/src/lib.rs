@@ -33,8 +33,8 @@ use fdtd_core::backend::{
     empty_outputs, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, SolverState,
     Target,
 };
-use fdtd_core::simulation::Simulation;
 use fdtd_core::plan::{human_bytes, Plan};
+use fdtd_core::simulation::Simulation;
 use fdtd_core::Component;
 use kernels::{Kernel, Kernels};
 use std::sync::{Arc, Mutex};
@@ -369,7 +369,11 @@ impl GpuBackend {
     }
 
     /// [`GpuBackend::new`] with explicit knobs (tests, benchmarks).
-    pub fn with_config(model: Arc<Simulation>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
+    pub fn with_config(
+        model: Arc<Simulation>,
+        opts: &BackendOptions,
+        cfg: &GpuConfig,
+    ) -> Result<GpuBackend, BackendError> {
         kernels::check_shader_dir()?;
         let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();

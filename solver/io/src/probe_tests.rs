@@ -67,7 +67,9 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
 }
 
 fn model(sc: &Scene) -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(sc).expect("the test scene discretizes")))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(sc).expect("the test scene discretizes"),
+    ))
 }
 
 fn table_opts() -> Hdf5Options {

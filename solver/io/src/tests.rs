@@ -114,7 +114,9 @@ fn scene() -> Scene {
 }
 
 fn model() -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene()).expect("test scene discretizes")))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene()).expect("test scene discretizes"),
+    ))
 }
 
 fn memory_run(m: &Arc<fdtd_core::Simulation>) -> MemorySink {

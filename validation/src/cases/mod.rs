@@ -301,7 +301,9 @@ pub const ALL: &[Case] = &[
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).
 pub(crate) fn model(text: &str) -> Arc<fdtd_core::Simulation> {
-    Arc::new(fdtd_core::Simulation::standard(Model::discretize(&crate::scene(text)).unwrap_or_else(|e| panic!("{e}"))))
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&crate::scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ))
 }
 
 /// A case being run: runs scenes on its backend and collects the result.
@@ -518,5 +520,7 @@ pub fn parity(a: &CaseResult, b: &CaseResult) -> Parity {
 pub fn probe_gpu(opts: &BackendOptions) -> Result<core_backend::Target, CaseError> {
     let scene = fdtd_core::workload::bench_scene(8, 2, 1, false);
     let model = Model::discretize(&scene).map_err(|e| CaseError::Failed(e.to_string()))?;
-    fdtd_gpu::GpuEngine.plan(&fdtd_core::Simulation::standard(model), opts).map_err(CaseError::from)
+    fdtd_gpu::GpuEngine
+        .plan(&fdtd_core::Simulation::standard(model), opts)
+        .map_err(CaseError::from)
 }

@@ -11,7 +11,10 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 /// Run `text` on the case's backend; the probe series and the monitors' results.
-pub(super) fn run_with_results(cx: &mut Ctx, text: &str) -> Result<(Arc<fdtd_core::Simulation>, MemorySink, RunResults), CaseError> {
+pub(super) fn run_with_results(
+    cx: &mut Ctx,
+    text: &str,
+) -> Result<(Arc<fdtd_core::Simulation>, MemorySink, RunResults), CaseError> {
     let model = super::model(text);
     let mut backend = cx.backend(&model)?;
     let mut sink = MemorySink::new(&model);

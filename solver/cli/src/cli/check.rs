@@ -34,7 +34,11 @@ impl Engine for GpuWithInfo {
         Ok(target)
     }
 
-    fn create(&self, model: Arc<fdtd_core::Simulation>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(
+        &self,
+        model: Arc<fdtd_core::Simulation>,
+        opts: &BackendOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
         gpu::GpuEngine.create(model, opts)
     }
 }

@@ -2,11 +2,11 @@
 //! resume, inspected and closed. The HDF5 implementation lives in `fdtd-io`
 //! (`Hdf5Format`), so that this crate needs no file-format library.
 use crate::model::Model;
-use crate::simulation::Simulation;
 use crate::results::RunResults;
 use crate::runner::{Outcome, PortSeries, RunSummary, Sink};
 use crate::scene::Scene;
 pub use crate::session::resources::MemoryReport;
+use crate::simulation::Simulation;
 use std::path::{Path, PathBuf};
 
 /// What kind of failure an output error is (how a front end reports it).

@@ -4,9 +4,9 @@
 use super::probe_layout::{probe_bytes, probe_tables, ProbeLayout};
 use crate::fmt::lengths;
 use crate::model::Model;
-use crate::simulation::Simulation;
 use crate::plan::{human_bytes, Plan};
 use crate::scene::Scene;
+use crate::simulation::Simulation;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -846,7 +846,15 @@ mod tests {
         assert!(f.host > 1801 * 3601 * 3 * 64, "{f:?}");
         assert!(f.disk > 1801 * 3601 * 3 * 64, "{f:?}");
         // In the host plan, and a plan that does not fit for that reason says so.
-        let plan = host_plan(&crate::Simulation::standard(model.clone()), StateIn::Ram, None, &[], 64, false, 0);
+        let plan = host_plan(
+            &crate::Simulation::standard(model.clone()),
+            StateIn::Ram,
+            None,
+            &[],
+            64,
+            false,
+            0,
+        );
         assert!(plan.total() > many.host, "{plan:?}");
         let msg = RamCheck {
             need: plan.total(),

@@ -174,7 +174,14 @@ impl OutputFormat for Memory {
             files: self.0.clone(),
         }))
     }
-    fn resume(&self, path: &Path, _: &Scene, _: &Simulation, _: &str, _: usize) -> Result<Box<dyn Output>, OutputFailure> {
+    fn resume(
+        &self,
+        path: &Path,
+        _: &Scene,
+        _: &Simulation,
+        _: &str,
+        _: usize,
+    ) -> Result<Box<dyn Output>, OutputFailure> {
         Err(OutputFailure::new(
             OutputErrorKind::BadInput,
             format!("{}: cannot resume", path.display()),
@@ -566,7 +573,10 @@ fn a_run_request_adds_passes_without_touching_the_model() {
     // The same scene with another pass is another run: a checkpoint of one does not
     // continue the other.
     let s = plain.scene();
-    assert_ne!(runner::fingerprint(s, plain.model()), runner::fingerprint(s, with.model()));
+    assert_ne!(
+        runner::fingerprint(s, plain.model()),
+        runner::fingerprint(s, with.model())
+    );
     let h = crate::checkpoint::Header::new(with.model(), 0, 0, 0);
     assert_eq!(h.arrays.last().unwrap().0, "extra/s");
 }
