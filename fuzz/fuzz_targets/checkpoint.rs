@@ -5,6 +5,7 @@
 #![no_main]
 use fdtd_core::checkpoint;
 use fdtd_core::model::Model;
+use fdtd_core::Simulation;
 use fdtd_core::scene::Scene;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
@@ -13,16 +14,16 @@ use std::sync::OnceLock;
 const SCENE: &str = "[domain]\ncell = 1e-3\ncells = [5, 4, 3]\n[time]\nsteps = 10\n[boundaries]\nall = \"pec\"\n\
                      x_min = \"cpml\"\n[boundaries.cpml]\ncells = 2\n";
 
-fn model() -> &'static Model {
-    static M: OnceLock<Model> = OnceLock::new();
-    M.get_or_init(|| Model::discretize(&Scene::parse(SCENE, "f.toml").unwrap()).unwrap())
+fn model() -> &'static Simulation {
+    static M: OnceLock<Simulation> = OnceLock::new();
+    M.get_or_init(|| Simulation::standard(Model::discretize(&Scene::parse(SCENE, "f.toml").unwrap()).unwrap()))
 }
 
 fn check(data: &[u8]) {
     let m = model();
     if let Ok(c) = checkpoint::decode(Path::new("fuzz.ckpt"), data, m) {
         // Whatever decodes is a state of exactly the model's shape.
-        c.state.check(m).expect("a decoded state fits its model");
+        c.state.check(&m.schedule.state).expect("a decoded state fits its model");
     }
 }
 

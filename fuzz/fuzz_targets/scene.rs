@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = scene.checkpoint();
     if let Ok(model) = Model::discretize(&scene) {
+        let model = fdtd_core::Simulation::standard(model);
         let _ = model.source_values(0, 2);
         let _ = fdtd_core::runner::preflight(&model);
         let _ = fdtd_core::checkpoint::fingerprint(&scene, &model);

@@ -27,8 +27,10 @@ pub fn scene(text: &str) -> Scene {
 }
 
 /// Discretise and run a scene on a backend, keeping all samples in memory.
-pub fn run_scene(text: &str, choice: BackendChoice) -> (Arc<Model>, MemorySink) {
-    let model = Arc::new(Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")));
+pub fn run_scene(text: &str, choice: BackendChoice) -> (Arc<fdtd_core::Simulation>, MemorySink) {
+    let model = Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ));
     let (mut backend, _) =
         fdtd_core::backend::create(&cases::engines(), model.clone(), choice, &BackendOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
@@ -37,7 +39,7 @@ pub fn run_scene(text: &str, choice: BackendChoice) -> (Arc<Model>, MemorySink) 
 }
 
 /// Run an already built model on a backend.
-pub fn run_model(model: &Model, backend: &mut dyn Backend) -> MemorySink {
+pub fn run_model(model: &fdtd_core::Simulation, backend: &mut dyn Backend) -> MemorySink {
     let mut sink = MemorySink::new(model);
     run(model, backend, &mut sink, &RunOptions::default(), None).unwrap_or_else(|e| panic!("{e}"));
     sink

@@ -16,9 +16,11 @@
 use fdtd::backend::gpu::{GpuBackend, GpuConfig};
 use fdtd::backend::{probe_buffers, Backend, BackendError, BackendOptions, PassOutputs};
 use fdtd::model::Model;
-use fdtd_core::pass::{due, DevicePass, Hook, HostCtx, Pass, Record, Stream};
-use fdtd_core::schedule::Schedule;
+use fdtd::Component;
+use fdtd_core::pass::{due, DevicePass, Entry, Hook, HostCtx, Pass, Record, Scope, Stream};
+use fdtd_core::schedule::Stage;
 use fdtd_core::state::ArraySpec;
+use fdtd_core::Simulation;
 use fdtd_validation::scene;
 use std::sync::Arc;
 
@@ -135,23 +137,21 @@ impl Pass for Peak {
 
 /// The scene's model, its probes sampled every `probe_every` steps, with [`Peak`] at
 /// every probe sample added to its schedule.
-fn model(probe_every: usize) -> Arc<Model> {
+fn model(probe_every: usize) -> Arc<fdtd_core::Simulation> {
     let text = SCENE.replace("components = [", &format!("every = {probe_every}\ncomponents = ["));
-    let mut m = Model::discretize(&scene(&text)).unwrap();
+    let m = Model::discretize(&scene(&text)).unwrap();
     let samples = m
         .probes
         .iter()
         .flat_map(|p| p.samples.iter().map(|s| (s.component.index(), s.flat, s.index)))
         .collect();
-    let mut passes = fdtd_core::passes::standard(&m);
-    passes.push(Arc::new(Peak { samples }));
-    m.schedule = Schedule::build(&m, passes);
-    Arc::new(m)
+    // The scene's passes, then this one: no change to `Model`.
+    Arc::new(Simulation::with_passes(m, vec![Arc::new(Peak { samples })]))
 }
 
 /// Step `b` through `n0..n1` in chunks of `chunk` steps (one submission each on the
 /// GPU), draining the outputs after each.
-fn run(m: &Model, b: &mut dyn Backend, n0: usize, n1: usize, chunk: usize, acc: &mut PassOutputs) {
+fn run(m: &Simulation, b: &mut dyn Backend, n0: usize, n1: usize, chunk: usize, acc: &mut PassOutputs) {
     let mut n = n0;
     while n < n1 {
         let count = chunk.min(n1 - n);
@@ -165,7 +165,7 @@ fn run(m: &Model, b: &mut dyn Backend, n0: usize, n1: usize, chunk: usize, acc: 
     }
 }
 
-fn gpu(m: &Arc<Model>) -> Option<GpuBackend> {
+fn gpu(m: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     // One y-z plane is 11 × 9 floats: a cap of 5 planes cuts the 17 x planes into slabs.
     let cfg = GpuConfig {
         binding_cap: Some(11 * 9 * 4 * 5),
@@ -260,4 +260,187 @@ fn an_extension_pass_runs_on_both_backends() {
         let d = max_rel(a, b);
         assert!(d <= 1e-6, "stream {q} after a GPU → CPU resume: {d:e}");
     }
+}
+
+const GAIN: f32 = 10.0;
+
+/// A pass with three entries over one state `[v, count]`, at three hooks: `grab`
+/// (AfterH, per record) copies Hy^{n+½} at its sample into `v`; `tick` (BeforeE, once
+/// per step) adds 1 to `count`; `apply` (AfterE, per record) adds `GAIN·v` to Ez at the
+/// same sample. So `apply` reads what `grab` wrote in the same step, through the state
+/// alone, and `count` counts steps (a once-per-step entry dispatched per GPU piece, or
+/// not at all, would miscount).
+#[derive(Debug)]
+struct Relay {
+    at: [usize; 3],
+    flat: usize,
+}
+
+const RELAY_WGSL: &str = r#"
+@compute @workgroup_size(WG, 1, 1)
+fn grab(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= arrayLength(&records)) {
+        return;
+    }
+    state[0] = read_field(4u, records[gid.x].y);
+}
+
+@compute @workgroup_size(WG, 1, 1)
+fn tick(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x == 0u) {
+        state[1] = state[1] + 1.0;
+    }
+}
+
+@compute @workgroup_size(WG, 1, 1)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= arrayLength(&records)) {
+        return;
+    }
+    let l = records[gid.x].y;
+    write_field(2u, l, read_field(2u, l) + bitcast<f32>(params[0]) * state[0]);
+}
+"#;
+
+impl Pass for Relay {
+    fn name(&self) -> &str {
+        "relay"
+    }
+    fn describe(&self) -> String {
+        "Hy after H → Ez after E at one sample, and a step counter".into()
+    }
+    fn hook(&self) -> Hook {
+        Hook::AfterH
+    }
+    fn entries(&self) -> Vec<Entry> {
+        vec![
+            Entry::new(Hook::AfterH, "grab", Scope::Records),
+            Entry::new(Hook::BeforeE, "tick", Scope::Once),
+            Entry::new(Hook::AfterE, "apply", Scope::Records),
+        ]
+    }
+    fn state(&self) -> Vec<ArraySpec> {
+        vec![ArraySpec::new("v", [1, 1, 1]), ArraySpec::new("count", [1, 1, 1])]
+    }
+    fn host(&self, ctx: &mut HostCtx<'_>) {
+        match ctx.entry.entry {
+            "grab" => ctx.state[0][0] = *ctx.fields.at(4, self.flat),
+            "tick" => ctx.state[1][0] += 1.0,
+            "apply" => {
+                let v = ctx.state[0][0];
+                *ctx.fields.at(2, self.flat) += GAIN * v;
+            }
+            other => panic!("relay has no entry {other}"),
+        }
+    }
+    fn device(&self) -> DevicePass {
+        DevicePass {
+            file: "tests/relay.wgsl",
+            wgsl: RELAY_WGSL,
+            entry: "grab",
+            serial: false,
+            records: vec![Record {
+                at: self.at,
+                words: [0; 4],
+            }],
+            params: vec![GAIN.to_bits()],
+            only_when_due: false,
+        }
+    }
+}
+
+/// The scene with [`Relay`] at a sample in the fourth GPU piece (x = 11 of 17 planes,
+/// 5 planes per piece), so the once-per-step entry runs on a piece without its record.
+fn relay_model() -> Arc<Simulation> {
+    let m = Model::discretize(&scene(SCENE)).unwrap();
+    let at = [11, 5, 4];
+    let flat = m.grid.idx(at[0], at[1], at[2]);
+    Arc::new(Simulation::with_passes(m, vec![Arc::new(Relay { at, flat })]))
+}
+
+fn relay_state(b: &mut dyn Backend) -> (f32, f32) {
+    let s = b.read_state(&["relay/v", "relay/count"]).unwrap();
+    (s[0][0], s[1][0])
+}
+
+#[test]
+fn a_multi_entry_pass_shares_one_state_on_both_backends() {
+    let m = relay_model();
+    let steps = m.grid.steps;
+    let flat = m.grid.idx(11, 5, 4);
+    // The schedule runs the three entries at their hooks, BeforeE between the H halo
+    // and the E update.
+    let st = &m.schedule.stages;
+    let pos = |s: Stage| {
+        st.iter()
+            .position(|&x| x == s)
+            .unwrap_or_else(|| panic!("{s:?} in {st:?}"))
+    };
+    assert!(pos(Stage::HaloH) < pos(Stage::Hook(Hook::BeforeE)) && pos(Stage::Hook(Hook::BeforeE)) < pos(Stage::EBulk));
+    let text = m.schedule.to_string();
+    assert!(text.contains("pass relay [tick, once per step]"), "{text}");
+    assert_eq!(
+        m.schedule
+            .entries_at(Hook::AfterE)
+            .filter(|(_, p, _)| p.pass.name() == "relay")
+            .count(),
+        1
+    );
+
+    // CPU: the counter counts steps; `v` is Hy at the sample after the last H update
+    // (nothing writes H after AfterH), bit for bit.
+    let mut cpu = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
+    let mut out = fdtd::backend::empty_outputs(&m);
+    run(&m, &mut cpu, 0, steps, 7, &mut out);
+    let (v, count) = relay_state(&mut cpu);
+    assert_eq!(count, steps as f32);
+    let hy = cpu.read_field(Component::Hy).unwrap();
+    assert_eq!(v, hy[flat]);
+    assert!(v != 0.0, "the wave reached the sample");
+    let ez_cpu = cpu.read_field(Component::Ez).unwrap();
+    // The `apply` entry acted: Ez differs from a run without the pass.
+    let plain = Arc::new(Simulation::standard(Model::discretize(&scene(SCENE)).unwrap()));
+    let mut c0 = fdtd::backend::cpu::CpuBackend::new(plain.clone(), 0).unwrap();
+    let mut o0 = fdtd::backend::empty_outputs(&plain);
+    run(&plain, &mut c0, 0, steps, 7, &mut o0);
+    let ez_plain = c0.read_field(Component::Ez).unwrap();
+    assert!(max_rel(&ez_cpu, &ez_plain) > 1e-3, "the relay changed Ez");
+
+    // GPU in 4 slabs: the same state and fields (1e-6 relative, as above); the once
+    // entry is one dispatch per step, on piece 0.
+    let Some(mut g) = gpu(&m) else { return };
+    assert!(g.pieces() >= 3, "{} pieces", g.pieces());
+    let labels: Vec<String> = g.dispatches().into_iter().map(|(_, l)| l).collect();
+    for (entry, n) in [("relay.grab", 1), ("relay.tick", 1), ("relay.apply", 1)] {
+        assert_eq!(labels.iter().filter(|l| *l == entry).count(), n, "{labels:?}");
+    }
+    let mut g_out = fdtd::backend::empty_outputs(&m);
+    run(&m, &mut g, 0, steps, 9, &mut g_out);
+    let (gv, gcount) = relay_state(&mut g);
+    assert_eq!(gcount, steps as f32);
+    let hy_peak = hy.iter().fold(0f32, |a, x| a.max(x.abs()));
+    assert!((gv - v).abs() <= 1e-6 * hy_peak, "v: GPU {gv} vs CPU {v}");
+    let ez_gpu = g.read_field(Component::Ez).unwrap();
+    assert!(max_rel(&ez_cpu, &ez_gpu) <= 1e-6, "Ez: {:e}", max_rel(&ez_cpu, &ez_gpu));
+
+    // Resume CPU → GPU half-way (the state, pass arrays included, carried by name):
+    // the counter goes on from where the CPU left it and the fields finish as above.
+    let half = 25;
+    let mut c1 = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
+    let mut o1 = fdtd::backend::empty_outputs(&m);
+    run(&m, &mut c1, 0, half, 7, &mut o1);
+    let mid = c1.save_state().unwrap();
+    assert_eq!(mid.get("relay/count").unwrap()[0], half as f32);
+    let Some(mut g2) = gpu(&m) else { return };
+    g2.load_state(&mid).unwrap();
+    run(&m, &mut g2, half, steps, 9, &mut o1);
+    let (rv, rcount) = relay_state(&mut g2);
+    assert_eq!(rcount, steps as f32);
+    assert!((rv - v).abs() <= 1e-6 * hy_peak, "v after resume: {rv} vs {v}");
+    let ez_resumed = g2.read_field(Component::Ez).unwrap();
+    assert!(
+        max_rel(&ez_cpu, &ez_resumed) <= 1e-6,
+        "Ez after resume: {:e}",
+        max_rel(&ez_cpu, &ez_resumed)
+    );
 }

@@ -30,8 +30,10 @@ position = [0.008, 0.005, 0.004]
 components = ["Ez"]
 "#;
 
-fn small() -> Arc<Model> {
-    Arc::new(Model::discretize(&scene(SMALL)).unwrap())
+fn small() -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(SMALL)).unwrap(),
+    ))
 }
 
 fn skip_or_fail(why: &str) {
@@ -41,7 +43,7 @@ fn skip_or_fail(why: &str) {
     eprintln!("skipped: no GPU adapter ({why})");
 }
 
-fn backend(m: &Arc<Model>) -> Option<GpuBackend> {
+fn backend(m: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     match GpuBackend::new(m.clone(), &BackendOptions::default()) {
         Ok(b) => Some(b),
         Err(BackendError::NoDevice(why)) => {
@@ -111,9 +113,9 @@ fn gpu_plan_reports_what_does_not_fit() {
     // A memory fraction so small that the plan exceeds it (only where the device
     // reports its memory; otherwise the plan relies on the limits alone).
     if let Some(avail) = dev.memory.available() {
-        let big = Arc::new(
+        let big = Arc::new(fdtd_core::Simulation::standard(
             Model::discretize(&scene(&SMALL.replace("cells = [12, 10, 8]", "cells = [100, 100, 100]"))).unwrap(),
-        );
+        ));
         let need = gpu::plan(&big, &opts).expect("a 100^3 plan fits").0.total();
         let tight = BackendOptions {
             gpu_memory_fraction: Some(need as f64 / avail as f64 / 2.0),

@@ -40,7 +40,7 @@ use std::sync::Arc;
 const TOLERANCE: f64 = 5e-4;
 
 /// A GPU backend for `model`, or None (with a message) when there is no adapter.
-fn gpu(model: &Arc<Model>, cap: Option<u64>) -> Option<GpuBackend> {
+fn gpu(model: &Arc<fdtd_core::Simulation>, cap: Option<u64>) -> Option<GpuBackend> {
     gpu_with(
         model,
         &GpuConfig {
@@ -50,7 +50,7 @@ fn gpu(model: &Arc<Model>, cap: Option<u64>) -> Option<GpuBackend> {
     )
 }
 
-fn gpu_with(model: &Arc<Model>, cfg: &GpuConfig) -> Option<GpuBackend> {
+fn gpu_with(model: &Arc<fdtd_core::Simulation>, cfg: &GpuConfig) -> Option<GpuBackend> {
     match GpuBackend::with_config(model.clone(), &BackendOptions::default(), cfg) {
         Ok(b) => Some(b),
         Err(BackendError::NoDevice(why)) => {
@@ -77,7 +77,7 @@ fn parity(name: &str, model: Model, cap: Option<u64>) -> Option<f64> {
 }
 
 fn parity_with(name: &str, model: Model, cfg: &GpuConfig) -> Option<f64> {
-    let model = Arc::new(model);
+    let model = Arc::new(fdtd_core::Simulation::standard(model));
     let mut g = gpu_with(&model, cfg)?;
     let slabs = g.pieces();
     let gpu_sink = run_model(&model, &mut g);
@@ -443,7 +443,7 @@ fn shrink(s: &mut Scene, max_cells: usize, max_cpml: usize, max_steps: usize) {
 /// `read_field` of every component, not only the sampled ones: the whole state agrees.
 #[test]
 fn gpu_whole_fields_match_after_a_run() {
-    let m = Arc::new(case(PERIODIC_Z, 120));
+    let m = Arc::new(fdtd_core::Simulation::standard(case(PERIODIC_Z, 120)));
     for cap in [None, Some((15 * 13 * 4 * 5) as u64)] {
         let Some(mut g) = gpu(&m, cap) else { return };
         let mut c = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
@@ -475,7 +475,7 @@ fn gpu_state_round_trips_with_the_cpu() {
         ("cpml, cap of 6 planes", CPML, Some(plane * 6)),
         ("periodic x, y, cap of 5 planes", PERIODIC_XY, Some(plane * 5)),
     ] {
-        let m = Arc::new(case(b, 120));
+        let m = Arc::new(fdtd_core::Simulation::standard(case(b, 120)));
         let src = m.source_values(0, 120);
         let ns = m.sources.len();
         let mut c = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();

@@ -53,8 +53,10 @@ frequencies = [10e9]
 box = { min = [0.007, 0.004, 0.004], max = [0.013, 0.010, 0.009] }
 "#;
 
-fn model() -> Arc<Model> {
-    Arc::new(Model::discretize(&scene(SCENE)).unwrap())
+fn model() -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(SCENE)).unwrap(),
+    ))
 }
 
 fn names(m: &Model) -> Vec<String> {
@@ -80,7 +82,7 @@ fn run(m: &Model, b: &mut dyn Backend, n0: usize, n1: usize, chunk: usize) {
     }
 }
 
-fn gpu(m: &Arc<Model>) -> Option<GpuBackend> {
+fn gpu(m: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     // One y-z plane is 15 × 13 floats: a cap of 18 planes cuts the 21 x planes into
     // slabs (and still holds each monitor's state).
     let cfg = GpuConfig {

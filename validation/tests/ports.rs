@@ -21,11 +21,13 @@ fdtd_validation::backend_tests! {
     fn dipole_port_impedance_matches_the_probe_method => ports::DIPOLE, gpu: Quick;
 }
 
-fn model(steps: usize) -> Arc<Model> {
-    Arc::new(Model::discretize(&scene(&lc_scene(steps))).unwrap())
+fn model(steps: usize) -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(&lc_scene(steps))).unwrap(),
+    ))
 }
 
-fn backend(m: &Arc<Model>, choice: BackendChoice) -> Option<Box<dyn fdtd::backend::Backend>> {
+fn backend(m: &Arc<fdtd_core::Simulation>, choice: BackendChoice) -> Option<Box<dyn fdtd::backend::Backend>> {
     match fdtd::backend::create(m.clone(), choice, &BackendOptions::default()) {
         Ok((b, _)) => Some(b),
         Err(e) => {
@@ -157,7 +159,7 @@ fn the_end_criterion_stops_early_and_the_answer_has_converged() {
     };
     assert!(stopped < 20000 / 2, "stopped at {stopped}");
     let mut long = (*model(4 * stopped)).clone();
-    long.decay_db = None;
+    long.model.decay_db = None;
     let long = Arc::new(long);
     let mut bl = backend(&long, BackendChoice::Cpu).unwrap();
     let mut sl = MemorySink::new(&long);

@@ -68,9 +68,9 @@ components = ["Ey"]
 every = 25
 "#;
 
-fn setup() -> (Scene, Arc<Model>) {
+fn setup() -> (Scene, Arc<fdtd_core::Simulation>) {
     let scene = Scene::parse(SCENE, "resume.toml").unwrap_or_else(|e| panic!("{e}"));
-    let model = Arc::new(Model::discretize(&scene).unwrap());
+    let model = Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene).unwrap()));
     (scene, model)
 }
 
@@ -134,7 +134,7 @@ fn ck_opts(path: &Path, sink: &Hdf5Sink, every: usize) -> CheckpointOptions {
 }
 
 /// An uninterrupted run into `path`.
-fn reference(scene: &Scene, model: &Arc<Model>, path: &Path, out: &Hdf5Options) {
+fn reference(scene: &Scene, model: &Arc<fdtd_core::Simulation>, path: &Path, out: &Hdf5Options) {
     let mut b = CpuBackend::new(model.clone(), 1).unwrap();
     let mut sink = Hdf5Sink::create_with(path, scene, model, "cpu", out).unwrap();
     let s = runner::run(model, &mut b, &mut sink, &RunOptions::default(), None).unwrap();
@@ -356,7 +356,7 @@ fn assert_close(model: &Model, a: &MemorySink, b: &MemorySink, what: &str) {
 }
 
 /// A GPU backend that can save and load its state, or None with the reason printed.
-fn gpu_with_state(model: &Arc<Model>) -> Option<GpuBackend> {
+fn gpu_with_state(model: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     let mut g = match GpuBackend::new(model.clone(), &BackendOptions::default()) {
         Ok(g) => g,
         Err(e) => {
@@ -376,7 +376,12 @@ fn gpu_with_state(model: &Arc<Model>) -> Option<GpuBackend> {
 
 /// Run `first` to `split` steps, move its state to `second` (through a checkpoint file)
 /// and finish there; the samples of both parts together.
-fn split_run(model: &Arc<Model>, first: &mut dyn Backend, second: &mut dyn Backend, split: usize) -> MemorySink {
+fn split_run(
+    model: &Arc<fdtd_core::Simulation>,
+    first: &mut dyn Backend,
+    second: &mut dyn Backend,
+    split: usize,
+) -> MemorySink {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.ckpt");
     let mut sink = MemorySink::new(model);

@@ -17,7 +17,8 @@ use fdtd::backend::{Backend, BackendError, BackendOptions};
 use fdtd::model::Model;
 use fdtd::Component;
 use fdtd_core::pass::{DevicePass, Hook, HostCtx, Pass, Record};
-use fdtd_core::schedule::{Schedule, Stage};
+use fdtd_core::schedule::Stage;
+use fdtd_core::Simulation;
 use fdtd_validation::scene;
 use std::sync::Arc;
 
@@ -101,16 +102,16 @@ impl Pass for Mark {
 }
 
 /// The scene's model with a marker at each hook; `order` rearranges its stage list.
-fn model(order: impl Fn(&mut Vec<Stage>)) -> Arc<Model> {
-    let mut m = Model::discretize(&scene(SCENE)).unwrap();
+fn model(order: impl Fn(&mut Vec<Stage>)) -> Arc<fdtd_core::Simulation> {
+    let m = Model::discretize(&scene(SCENE)).unwrap();
     let flat = m.grid.idx(AT[0], AT[1], AT[2]);
-    let mut passes = fdtd_core::passes::standard(&m);
-    for (tag, hook) in [(1, Hook::AfterH), (2, Hook::AfterE), (3, Hook::EndOfStep)] {
-        passes.push(Arc::new(Mark { hook, tag, flat }));
-    }
-    m.schedule = Schedule::build(&m, passes);
-    order(&mut m.schedule.stages);
-    Arc::new(m)
+    let marks = [(1, Hook::AfterH), (2, Hook::AfterE), (3, Hook::EndOfStep)]
+        .into_iter()
+        .map(|(tag, hook)| Arc::new(Mark { hook, tag, flat }) as Arc<dyn Pass>)
+        .collect();
+    let mut sim = Simulation::with_passes(m, marks);
+    order(&mut sim.schedule.stages);
+    Arc::new(sim)
 }
 
 /// Hz at the mark after one step if the hooks run in the order of `stages`.
@@ -123,7 +124,7 @@ fn expected(stages: &[Stage]) -> f32 {
     })
 }
 
-fn gpu(m: &Arc<Model>) -> Option<GpuBackend> {
+fn gpu(m: &Arc<fdtd_core::Simulation>) -> Option<GpuBackend> {
     // One y-z plane is 11 × 9 floats: a cap of 5 planes cuts the 17 x planes into slabs.
     let cfg = GpuConfig {
         binding_cap: Some(11 * 9 * 4 * 5),

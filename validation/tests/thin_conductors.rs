@@ -21,11 +21,13 @@ use fdtd::runner::MemorySink;
 use fdtd_validation::{run_model, scene};
 use std::sync::Arc;
 
-fn model(text: &str) -> Arc<Model> {
-    Arc::new(Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")))
+fn model(text: &str) -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ))
 }
 
-fn cpu(m: &Arc<Model>) -> MemorySink {
+fn cpu(m: &Arc<fdtd_core::Simulation>) -> MemorySink {
     let mut c = fdtd::backend::cpu::CpuBackend::new(m.clone(), 0).unwrap();
     run_model(m, &mut c)
 }
@@ -118,13 +120,12 @@ fn a_sub_cell_box_and_the_explicit_wire_give_the_same_fields() {
     assert_eq!(b.mat, w.mat);
     assert_eq!(b.coefs, w.coefs);
     // Probes beside the wire, where the field is not zero.
-    let off = |m: &Arc<Model>| {
-        let mut m = (**m).clone();
+    let off = |m: &Arc<fdtd_core::Simulation>| {
+        let mut m = m.model.clone();
         let mut text = String::from(STRIP_HEAD);
         text.push_str("[[probes]]\nname = \"beside\"\nposition = [0.013, 0.0125, 0.0125]\ncomponents = [\"Ex\", \"Ez\", \"Hy\"]\n");
         m.probes = Model::discretize(&scene(&text)).unwrap().probes;
-        m.schedule = fdtd_core::schedule::Schedule::build(&m, fdtd_core::passes::standard(&m));
-        Arc::new(m)
+        Arc::new(fdtd_core::Simulation::standard(m))
     };
     let (rb, rw) = (cpu(&off(&b)), cpu(&off(&w)));
     assert_eq!(rb.probes, rw.probes);

@@ -22,6 +22,7 @@ fn main() {
     let every = with.monitors.iter().map(|m| m.every).max().unwrap_or(1);
     let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(4 * every);
     let mut without = with.clone();
+    let with = fdtd_core::Simulation::standard(with);
     let passes: Vec<_> = with
         .schedule
         .passes
@@ -30,7 +31,7 @@ fn main() {
         .map(|p| p.pass.clone())
         .collect();
     without.monitors.clear();
-    without.schedule = fdtd_core::schedule::Schedule::build(&without, passes);
+    let without = fdtd_core::Simulation::new(without, passes);
     for m in &with.monitors {
         println!("{}", m.summary());
     }
@@ -62,7 +63,7 @@ fn main() {
     // The passes alone, on the final fields: time per accumulating call.
     let mut fields: Vec<Vec<f32>> = fdtd::Component::ALL.iter().map(|&c| a.read_field(c).unwrap()).collect();
     for m in &with.monitors {
-        let pass = fdtd_core::monitors::dft::Dft::new(&with, m);
+        let pass = fdtd_core::passes::dft::Dft::new(&with, m);
         let mut re = vec![0f32; m.records() * m.freqs.len()];
         let mut im = re.clone();
         let calls = 20;
@@ -74,6 +75,7 @@ fn main() {
             let mut state = [&mut re, &mut im];
             let mut ctx = fdtd_core::pass::HostCtx {
                 step: (k + 1) * m.every - 1,
+                entry: fdtd_core::pass::Entry::main(fdtd_core::pass::Hook::EndOfStep),
                 sources: &[],
                 xs: (0, with.grid.dims()[0]),
                 fields: fdtd_core::pass::FieldsMut {

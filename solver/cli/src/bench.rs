@@ -123,7 +123,9 @@ pub fn run(opts: &BenchOptions, out: &mut dyn Write) -> Result<Vec<BenchRow>, Ba
                 )));
             }
         }
-        let model = Arc::new(Model::discretize(&scene).map_err(|e| BackendError::DoesNotFit(e.to_string()))?);
+        let model = Arc::new(fdtd_core::Simulation::standard(
+            Model::discretize(&scene).map_err(|e| BackendError::DoesNotFit(e.to_string()))?,
+        ));
         let plan_bytes = Plan::common(&model, 2).total();
         let (created, _) =
             create_backend(&engines(), &model, opts.backend, &opts.backend_opts, 50, false).map_err(|e| match e {

@@ -36,7 +36,6 @@ pub mod backend {
     pub use fdtd_cpu as cpu;
     pub use fdtd_gpu as gpu;
 
-    use fdtd_core::model::Model;
     use std::sync::Arc;
 
     /// Every engine this build has, CPU first.
@@ -46,7 +45,7 @@ pub mod backend {
 
     /// [`fdtd_core::backend::create`] over [`engines`].
     pub fn create(
-        model: Arc<Model>,
+        model: Arc<fdtd_core::Simulation>,
         choice: BackendChoice,
         opts: &BackendOptions,
     ) -> Result<(Box<dyn Backend>, String), BackendError> {

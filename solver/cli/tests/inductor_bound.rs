@@ -45,7 +45,7 @@ fn model(l: f64, steps: usize) -> Model {
 
 /// Run `model` on the CPU without the pre-flight check: Ok or the instability's message.
 fn run_cpu(model: Model) -> Result<(), String> {
-    let model = Arc::new(model);
+    let model = Arc::new(fdtd_core::Simulation::standard(model));
     let (mut backend, _) = create(model.clone(), BackendChoice::Cpu, &BackendOptions::default()).unwrap();
     let mut sink = MemorySink::new(&model);
     runner::run(&model, backend.as_mut(), &mut sink, &RunOptions::default(), None)

@@ -5,8 +5,8 @@
 //! same update equations on the same `Model`; the runner drives them identically.
 //! An [`Engine`] is what a backend crate exports to be chosen: it plans a model without
 //! allocating and builds the backend; [`create`] holds the one `auto` rule.
-use crate::model::Model;
 use crate::plan::Plan;
+use crate::simulation::Simulation;
 use crate::Component;
 use std::sync::Arc;
 use thiserror::Error;
@@ -152,13 +152,13 @@ impl FieldScan {
 pub use crate::pass::due as probe_due;
 
 /// Helper for backends: empty probe buffers shaped like the model's probes.
-pub fn empty_probe_buffers(model: &Model) -> ProbeBuffers {
+pub fn empty_probe_buffers(model: &Simulation) -> ProbeBuffers {
     model.probes.iter().map(|p| vec![Vec::new(); p.samples.len()]).collect()
 }
 
 /// The total field energy Σ(ε0·E² + μ0·H²)·dV (J) of a scan (vacuum weights: the end
 /// criterion compares it with its own peak).
-pub fn scan_energy(model: &Model, scans: &[FieldScan; 6]) -> f64 {
+pub fn scan_energy(model: &Simulation, scans: &[FieldScan; 6]) -> f64 {
     let dv: f64 = model.grid.d.iter().product();
     let e: f64 = scans[..3].iter().map(|s| s.sum_sq).sum();
     let h: f64 = scans[3..].iter().map(|s| s.sum_sq).sum();
@@ -166,7 +166,7 @@ pub fn scan_energy(model: &Model, scans: &[FieldScan; 6]) -> f64 {
 }
 
 /// Take the streams of the pass named `name` out of `outputs` (empty if none).
-pub fn take_pass_streams(model: &Model, outputs: &mut PassOutputs, name: &str) -> Vec<Vec<f32>> {
+pub fn take_pass_streams(model: &Simulation, outputs: &mut PassOutputs, name: &str) -> Vec<Vec<f32>> {
     match model.schedule.passes.iter().position(|p| p.pass.name() == name) {
         Some(k) if k < outputs.len() => std::mem::take(&mut outputs[k]),
         _ => Vec::new(),
@@ -175,7 +175,7 @@ pub fn take_pass_streams(model: &Model, outputs: &mut PassOutputs, name: &str) -
 
 /// Empty output streams for every extension pass of `model`'s schedule (per pass, per
 /// stream), as backends collect them between drains.
-pub fn empty_outputs(model: &Model) -> PassOutputs {
+pub fn empty_outputs(model: &Simulation) -> PassOutputs {
     model
         .schedule
         .passes
@@ -186,7 +186,7 @@ pub fn empty_outputs(model: &Model) -> PassOutputs {
 
 /// The probe samples among a drain's output streams: those of the `probes` pass (one
 /// stream per probe component, in model order), as `[probe][component][time]`.
-pub fn probe_buffers(model: &Model, mut outputs: PassOutputs) -> ProbeBuffers {
+pub fn probe_buffers(model: &Simulation, mut outputs: PassOutputs) -> ProbeBuffers {
     let mut out = empty_probe_buffers(model);
     let Some(k) = model.schedule.passes.iter().position(|p| p.pass.name() == "probes") else {
         return out;
@@ -236,9 +236,9 @@ pub trait Engine: Sync {
     /// Which choice selects it (`Cpu` or `Gpu`).
     fn kind(&self) -> BackendChoice;
     /// The plan on the device `opts` selects, checked against its memory; allocates nothing.
-    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError>;
+    fn plan(&self, model: &Simulation, opts: &BackendOptions) -> Result<Target, BackendError>;
     /// Allocate and prepare the backend.
-    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError>;
+    fn create(&self, model: Arc<Simulation>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError>;
 }
 
 /// Why `auto` does not run on a GPU (and so runs on the CPU).
@@ -322,7 +322,7 @@ pub fn find_engine<'e>(engines: &[&'e dyn Engine], kind: BackendChoice) -> Resul
 /// [`BackendOptions::device`]); else why not, and `auto` runs on the CPU.
 pub fn auto_gpu<'e>(
     engines: &[&'e dyn Engine],
-    model: &Model,
+    model: &Simulation,
     opts: &BackendOptions,
 ) -> Result<(&'e dyn Engine, Target), NoGpu> {
     let gpu = find_engine(engines, BackendChoice::Gpu).map_err(|_| NoGpu::NotBuilt)?;
@@ -341,7 +341,7 @@ pub fn auto_gpu<'e>(
 /// `admit`) is returned as it is.
 pub fn create_with<E>(
     engines: &[&dyn Engine],
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     choice: BackendChoice,
     opts: &BackendOptions,
     admit: &mut dyn FnMut(&dyn Engine) -> Result<(), E>,
@@ -379,7 +379,7 @@ where
 /// description, with why it was chosen for `auto`.
 pub fn create(
     engines: &[&dyn Engine],
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     choice: BackendChoice,
     opts: &BackendOptions,
 ) -> Result<(Box<dyn Backend>, String), BackendError> {

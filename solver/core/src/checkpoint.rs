@@ -44,8 +44,8 @@
 //! `PATH.prev`, writes `PATH.tmp` and fsyncs it, renames `PATH` to `PATH.prev` and
 //! `PATH.tmp` to `PATH`, then fsyncs the directory. At every instant at least one complete,
 //! durable checkpoint exists; [`find_latest`] takes the newest one whose checksums hold.
-use crate::model::Model;
 use crate::scene::Scene;
+use crate::simulation::Simulation;
 use crate::state::{SolverState, StateArray};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -143,9 +143,10 @@ impl Fnv1a {
 ///
 /// It covers the scene's *content* (everything parsed from it: domain, time, boundaries,
 /// materials, objects, sources, probes, snapshots; not comments, formatting, the file's
-/// path, or the `[checkpoint]` section), the grid, dt, the planned steps, the fdtd
-/// version and the checkpoint format. The backend is not part of it.
-pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
+/// path, or the `[checkpoint]` section), the grid, dt, the planned steps, the schedule's
+/// passes (names and descriptions: a pass a run request adds counts), the fdtd version
+/// and the checkpoint format. The backend is not part of it.
+pub fn fingerprint(scene: &Scene, model: &Simulation) -> u64 {
     let mut content = scene.clone();
     content.path = PathBuf::new();
     content.text = String::new();
@@ -164,6 +165,11 @@ pub fn fingerprint(scene: &Scene, model: &Model) -> u64 {
     h.u64(g.dt.to_bits());
     h.u64(g.steps as u64);
     h.u64(model.cpml.len() as u64);
+    // The passes that step it: the scene's, and any a run request added.
+    for p in &model.schedule.passes {
+        h.field(p.pass.name().as_bytes());
+        h.field(p.pass.describe().as_bytes());
+    }
     h.finish()
 }
 
@@ -207,7 +213,7 @@ pub struct Header {
 
 impl Header {
     /// The header for `model`'s run at `step`.
-    pub fn new(model: &Model, fingerprint: u64, run_id: u64, step: usize) -> Header {
+    pub fn new(model: &Simulation, fingerprint: u64, run_id: u64, step: usize) -> Header {
         let g = &model.grid;
         Header {
             format: FORMAT,
@@ -400,7 +406,7 @@ impl Header {
     /// Check that this header fits `model`'s state table exactly (before allocating any
     /// of it). A format-1 header takes the model's names when its arrays match the
     /// model's table by position and size.
-    fn check_layout(&mut self, path: &Path, model: &Model) -> Result<(), CheckpointError> {
+    fn check_layout(&mut self, path: &Path, model: &Simulation) -> Result<(), CheckpointError> {
         let want = Header::new(model, self.fingerprint, self.run_id, 0).arrays;
         let sizes_match = self.arrays.len() == want.len() && self.arrays.iter().zip(&want).all(|(a, b)| a.1 == b.1);
         if self.format == FORMAT_V1 {
@@ -803,18 +809,18 @@ fn read_f32s(path: &Path, r: &mut impl Read, crc: &mut crc32fast::Hasher, n: u64
 /// Read the checkpoint `path` for `model`, verifying its layout, size and checksums.
 /// Nothing larger than the header is allocated before the layout is known to match
 /// `model`, so a corrupt length cannot make it allocate more than the run itself needs.
-pub fn read(path: &Path, model: &Model) -> Result<Checkpoint, CheckpointError> {
+pub fn read(path: &Path, model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     let f = File::open(path).map_err(|e| CheckpointError::io(path, e))?;
     let actual = f.metadata().map_err(|e| CheckpointError::io(path, e))?.len();
     read_from(path, BufReader::with_capacity(4 << 20, f), actual, model)
 }
 
 /// [`read`] from bytes in memory (`path` only names them in messages).
-pub fn decode(path: &Path, bytes: &[u8], model: &Model) -> Result<Checkpoint, CheckpointError> {
+pub fn decode(path: &Path, bytes: &[u8], model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     read_from(path, bytes, bytes.len() as u64, model)
 }
 
-fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Result<Checkpoint, CheckpointError> {
+fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Simulation) -> Result<Checkpoint, CheckpointError> {
     let mut header = Header::decode(path, &mut r)?;
     header.check_layout(path, model)?;
     let want = header.file_len().expect("checked by decode");
@@ -851,7 +857,11 @@ fn read_from(path: &Path, mut r: impl Read, actual: u64, model: &Model) -> Resul
 /// A file that belongs to another run (other scene, grid, version or output file) is a
 /// refusal: nothing of it is used. A corrupt file is skipped when an older valid one
 /// exists, with a note in the returned list.
-pub fn find_latest(path: &Path, model: &Model, expect: &Header) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+pub fn find_latest(
+    path: &Path,
+    model: &Simulation,
+    expect: &Header,
+) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
     let mut notes = Vec::new();
     let mut headers = Vec::new();
     let mut problems = Vec::new();
@@ -979,7 +989,7 @@ impl Interval {
 }
 
 /// Bytes of one checkpoint of `model` (header + payload + CRC).
-pub fn size(model: &Model) -> u64 {
+pub fn size(model: &Simulation) -> u64 {
     Header::new(model, 0, 0, 0).file_len().unwrap_or(u64::MAX)
 }
 
@@ -988,14 +998,14 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn model() -> Arc<Model> {
+    fn model() -> Arc<Simulation> {
         let text = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n\
                     x_min = \"cpml\"\n[boundaries.cpml]\ncells = 3\n";
         let scene = Scene::parse(text, "t.toml").unwrap();
-        Arc::new(Model::discretize(&scene).unwrap())
+        Arc::new(Simulation::standard(crate::model::Model::discretize(&scene).unwrap()))
     }
 
-    fn state(m: &Model, seed: f32) -> SolverState {
+    fn state(m: &Simulation, seed: f32) -> SolverState {
         let h = Header::new(m, 0, 0, 0);
         let mut k = seed;
         let mut next = || {
@@ -1026,7 +1036,7 @@ mod tests {
         let c = read(&path, &m).unwrap();
         assert_eq!(c.header, h1);
         assert_eq!(c.state, s1);
-        s1.check(&m).unwrap();
+        s1.check(&m.schedule.state).unwrap();
 
         let s2 = state(&m, 0.7);
         let h2 = Header::new(&m, 42, 7, 10);
@@ -1170,7 +1180,7 @@ mod tests {
         let (c, _) = find_latest(&path, &m, &Header::new(&m, 3, 9, 0)).unwrap();
         assert_eq!(c.header.step, 6);
         // Another grid: refused, naming the format.
-        let other = Model::discretize(
+        let other = crate::model::Model::discretize(
             &Scene::parse(
                 "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n",
                 "o.toml",
@@ -1178,7 +1188,7 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let err = read(&path, &other).unwrap_err().to_string();
+        let err = read(&path, &Simulation::standard(other)).unwrap_err().to_string();
         assert!(err.contains("format-1 checkpoint"), "{err}");
         // A future format: refused with what to do.
         b[8] = 7;
@@ -1219,7 +1229,7 @@ mod tests {
         let base = "[domain]\ncell = 1e-3\ncells = [9, 8, 7]\n[time]\nsteps = 20\n[boundaries]\nall = \"pec\"\n";
         let fp = |text: &str| {
             let s = Scene::parse(text, "a.toml").unwrap();
-            fingerprint(&s, &Model::discretize(&s).unwrap())
+            fingerprint(&s, &Simulation::standard(crate::model::Model::discretize(&s).unwrap()))
         };
         let a = fp(base);
         assert_eq!(a, fp(&format!("# comment\n{base}")));

@@ -25,6 +25,7 @@
 
 pub use fdtd_scene as scene;
 pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
+pub use simulation::Simulation;
 
 pub mod backend;
 pub mod checkpoint;
@@ -41,5 +42,6 @@ pub mod results;
 pub mod runner;
 pub mod schedule;
 pub mod session;
+pub mod simulation;
 pub mod state;
 pub mod workload;

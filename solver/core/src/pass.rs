@@ -26,7 +26,7 @@
 //!
 //! A serial pass runs as one thread that walks the records in order (so two records on
 //! one sample apply in the CPU's order); otherwise one thread per record.
-use crate::schedule::Range;
+use crate::model::Range;
 use crate::state::ArraySpec;
 use std::fmt;
 
@@ -37,10 +37,59 @@ pub enum Hook {
     /// the fused sweep, right after that slab's H: a pass at this hook may only touch
     /// H samples of the slabs it is given ([`HostCtx::xs`]).
     AfterH,
+    /// After the H phase (H final, its GPU ghost planes exchanged), before the E update:
+    /// E is still E^n. For corrections that need E^n or act before E reads H (a plane
+    /// wave's E-side incident field, a dispersive update). It should not write H (the
+    /// GPU's ghost copies of H are already made).
+    BeforeE,
     /// After the E update (face planes, bulk, CPML), before the periodic copies.
     AfterE,
     /// At the end of the step, on the final fields (probes).
     EndOfStep,
+}
+
+impl Hook {
+    /// Every hook, in step order.
+    pub const ALL: [Hook; 4] = [Hook::AfterH, Hook::BeforeE, Hook::AfterE, Hook::EndOfStep];
+}
+
+/// How much of the grid one entry of a pass acts on per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// One thread per record (or one thread walking them, for a `serial` pass), on
+    /// every GPU piece that holds records; on the CPU one `host` call.
+    Records,
+    /// Once per step: one thread on the GPU (on the first piece, with that piece's
+    /// bindings), one `host` call on the CPU. For work on the pass's state alone
+    /// (advancing a 1-D incident-field line, a counter); it should not touch fields.
+    Once,
+}
+
+/// One (hook, kernel) entry of a pass: where in the step it runs, which WGSL entry
+/// point the GPU dispatches, and its [`Scope`]. Every entry of a pass shares its state,
+/// records, parameters and streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub hook: Hook,
+    /// The WGSL entry point; `""`: [`DevicePass::entry`].
+    pub entry: &'static str,
+    pub scope: Scope,
+}
+
+impl Entry {
+    /// The one entry of a single-hook pass: [`Pass::hook`], [`DevicePass::entry`], per record.
+    pub fn main(hook: Hook) -> Entry {
+        Entry {
+            hook,
+            entry: "",
+            scope: Scope::Records,
+        }
+    }
+
+    /// An entry at `hook` running WGSL entry point `entry` with `scope`.
+    pub fn new(hook: Hook, entry: &'static str, scope: Scope) -> Entry {
+        Entry { hook, entry, scope }
+    }
 }
 
 /// A pass of the step (see the module doc).
@@ -49,7 +98,16 @@ pub trait Pass: Send + Sync + fmt::Debug {
     fn name(&self) -> &str;
     /// One line for `fdtd check --schedule` and the docs.
     fn describe(&self) -> String;
+    /// The hook of a single-hook pass (of a multi-entry pass: its first entry's).
     fn hook(&self) -> Hook;
+    /// Where and how the pass runs: one [`Entry`] per (hook, kernel). The default is one
+    /// entry at [`Pass::hook`] running [`DevicePass::entry`] per record. A pass with
+    /// several entries has its `host` called once per entry, with [`HostCtx::entry`]
+    /// saying which; on the GPU each entry is its own pipeline over the same bindings
+    /// (one state buffer). Entries run in schedule order within their hook.
+    fn entries(&self) -> Vec<Entry> {
+        vec![Entry::main(self.hook())]
+    }
     /// Arrays kept between steps (zero at the start; saved in checkpoints). The names
     /// are local to the pass.
     fn state(&self) -> Vec<ArraySpec> {
@@ -88,9 +146,12 @@ pub fn due(every: usize, n: usize) -> bool {
 pub struct HostCtx<'a> {
     /// The step (0-based) being taken.
     pub step: usize,
+    /// The entry this call is made for (its hook and name; [`Pass::entries`]).
+    pub entry: Entry,
     /// This step's source values, one per model source (`Model::source_values`).
     pub sources: &'a [f32],
-    /// The x-slabs this call may touch (all of them except at [`Hook::AfterH`]).
+    /// The x-slabs this call may touch (all of them except at [`Hook::AfterH`] inside
+    /// the CPU's fused sweep).
     pub xs: Range,
     /// The fields, as far as this call may touch them.
     pub fields: FieldsMut<'a>,

@@ -1,5 +1,6 @@
 //! Memory plan: every buffer a backend will allocate, counted before allocation.
-use crate::model::Model;
+pub use crate::fmt::human_bytes;
+use crate::simulation::Simulation;
 use std::fmt;
 
 /// One named buffer.
@@ -41,7 +42,7 @@ impl Plan {
     /// The buffers shared by both backends' layouts: fields, material indices, row
     /// flags, coefficient tables, CPML ψ arrays. `index_bytes` is the width of one
     /// material index as the backend stores it.
-    pub fn common(model: &Model, index_bytes: u64) -> Plan {
+    pub fn common(model: &Simulation, index_bytes: u64) -> Plan {
         let g = &model.grid;
         let n = g.len() as u64;
         let mut p = Plan::default();
@@ -104,20 +105,4 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     let v: f64 = num.trim().parse().ok()?;
     let bytes = v * mult as f64;
     (v.is_finite() && v >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
-}
-
-/// `1.50 GiB`-style sizes.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
 }

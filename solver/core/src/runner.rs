@@ -20,6 +20,7 @@ use crate::backend::{probe_buffers, probe_due, scan_energy, take_pass_streams, B
 use crate::checkpoint::{self, CheckpointError, Header, Interval};
 use crate::model::Model;
 use crate::scene::SourceKind;
+use crate::simulation::Simulation;
 use crate::Component;
 use std::fmt;
 use std::path::PathBuf;
@@ -777,7 +778,7 @@ fn emit(opts: &RunOptions, e: RunEvent) {
 /// to `step`). A write failure is reported and the run goes on; a state that cannot be
 /// read is a backend failure; a state with a non-finite value is an instability.
 fn write_checkpoint(
-    model: &Model,
+    model: &Simulation,
     backend: &mut dyn Backend,
     sink: &mut dyn Sink,
     ck: &mut Checkpointing,
@@ -839,7 +840,7 @@ fn mcells_since(model: &Model, steps: usize, stepping: Duration) -> f64 {
 
 /// Run `model` to its last step (or until stopped), from step `opts.start`.
 pub fn run(
-    model: &Model,
+    model: &Simulation,
     backend: &mut dyn Backend,
     sink: &mut dyn Sink,
     opts: &RunOptions,
@@ -1086,7 +1087,7 @@ pub fn run(
 /// computed and written, so that a failure there (memory, a full disk, a kill) loses no
 /// stepping. Returns whether it was written (a write failure is reported as an event).
 pub fn checkpoint_now(
-    model: &Model,
+    model: &Simulation,
     backend: &mut dyn Backend,
     sink: &mut dyn Sink,
     opts: &RunOptions,
@@ -1109,7 +1110,7 @@ pub fn checkpoint_now(
 /// Load the newest usable checkpoint of `opts` into `backend` for a resumed run; returns
 /// the checkpoint's step (for [`RunOptions::start`]) and notes (checkpoints skipped).
 pub fn resume_state(
-    model: &Model,
+    model: &Simulation,
     backend: &mut dyn Backend,
     opts: &CheckpointOptions,
 ) -> Result<(usize, Vec<String>), ResumeError> {
@@ -1133,7 +1134,7 @@ pub enum ResumeError {
 // ---------------------------------------------------------------------------
 
 /// The fingerprint of a run of `model` from `scene` (see [`checkpoint::fingerprint`]).
-pub fn fingerprint(scene: &crate::scene::Scene, model: &Model) -> u64 {
+pub fn fingerprint(scene: &crate::scene::Scene, model: &Simulation) -> u64 {
     checkpoint::fingerprint(scene, model)
 }
 
@@ -1143,7 +1144,7 @@ pub fn default_checkpoint_path(output: &std::path::Path) -> PathBuf {
 }
 
 /// Bytes of one checkpoint of `model`.
-pub fn checkpoint_bytes(model: &Model) -> u64 {
+pub fn checkpoint_bytes(model: &Simulation) -> u64 {
     checkpoint::size(model)
 }
 

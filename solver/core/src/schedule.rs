@@ -10,6 +10,7 @@
 //! HCpml            CPML corrections to H, per layer and ψ slot 2, 3  [cpml]
 //! Hook(AfterH)     passes hooked AfterH (magnetic sources)           [passes]
 //! HaloH            H halo exchange between pieces (ghost planes)
+//! Hook(BeforeE)    passes hooked BeforeE (E still E^n)                [passes]
 //! EFaces           E on PMC / periodic face planes (image rule)      [faces]
 //! EBulk            E bulk on interior samples
 //! ECpml            CPML corrections to E, per layer and ψ slot 0, 1  [cpml]
@@ -20,6 +21,8 @@
 //! ```
 //!
 //! A stage with nothing to do (no CPML, no face planes, no pass at a hook) is left out.
+//! A `Hook` stage runs the *entries* at its hook ([`Schedule::entries_at`]): a pass may
+//! have several ([`crate::pass::Pass::entries`]), at different hooks, over one state.
 //! Backends execute the list in order and decide *how*: the CPU fuses the slab-local
 //! stages (H then E) into one sweep over x-slabs; the GPU fuses each CPML stage into the
 //! bulk kernel before it (the kernels read the slots and signs from the schedule's
@@ -27,17 +30,13 @@
 //! recomputes a range: every box below is the one both use. The bulk updates' own
 //! ranges are fixed by the Yee stencil (see `fdtd-cpu`'s `update.rs`) and are not
 //! data; everything a scene can switch on or off is.
+pub use crate::model::{Box3, Range};
 use crate::model::{FaceKind, Model};
-use crate::pass::{Hook, Pass, Stream};
+use crate::pass::{Entry, Hook, Pass, Scope, Stream};
 use crate::state::ArraySpec;
 use crate::Component;
 use std::fmt;
 use std::sync::Arc;
-
-/// Half-open index range `lo..hi` along one axis.
-pub type Range = (usize, usize);
-/// Half-open index box, per axis.
-pub type Box3 = [Range; 3];
 
 /// Everything one step does (see the module doc).
 #[derive(Clone, Debug, Default)]
@@ -98,6 +97,7 @@ impl Stage {
             Stage::HBulk => "HBulk",
             Stage::HCpml => "HCpml",
             Stage::Hook(Hook::AfterH) => "Hook(AfterH)",
+            Stage::Hook(Hook::BeforeE) => "Hook(BeforeE)",
             Stage::Hook(Hook::AfterE) => "Hook(AfterE)",
             Stage::Hook(Hook::EndOfStep) => "Hook(EndOfStep)",
             Stage::HaloH => "HaloH",
@@ -202,6 +202,8 @@ pub struct ScheduledPass {
     pub state: Vec<usize>,
     /// Its [`Pass::outputs`], asked once here so backends do not rebuild them per step.
     pub outputs: Vec<Stream>,
+    /// Its [`Pass::entries`], asked once here.
+    pub entries: Vec<Entry>,
 }
 
 impl Schedule {
@@ -265,20 +267,23 @@ impl Schedule {
                 idx.push(state.len() - 1);
             }
             let outputs = p.outputs();
+            let entries = p.entries();
             scheduled.push(ScheduledPass {
                 pass: p,
                 state: idx,
                 outputs,
+                entries,
             });
         }
         let faces = faces(model);
         let has_cpml = !cpml.is_empty();
-        let hooked = |h: Hook| scheduled.iter().any(|p| p.pass.hook() == h);
+        let hooked = |h: Hook| scheduled.iter().any(|p| p.entries.iter().any(|e| e.hook == h));
         let stages = [
             (Stage::HBulk, true),
             (Stage::HCpml, has_cpml),
             (Stage::Hook(Hook::AfterH), hooked(Hook::AfterH)),
             (Stage::HaloH, true),
+            (Stage::Hook(Hook::BeforeE), hooked(Hook::BeforeE)),
             (Stage::EFaces, !faces.is_empty()),
             (Stage::EBulk, true),
             (Stage::ECpml, has_cpml),
@@ -314,9 +319,23 @@ impl Schedule {
         }
     }
 
-    /// The extension passes at `hook`, in order.
+    /// The extension passes with an entry at `hook`, in order.
     pub fn at(&self, hook: Hook) -> impl Iterator<Item = &ScheduledPass> {
-        self.passes.iter().filter(move |p| p.pass.hook() == hook)
+        self.passes
+            .iter()
+            .filter(move |p| p.entries.iter().any(|e| e.hook == hook))
+    }
+
+    /// The entries at `hook`, in the order they run: by pass (schedule order), then in
+    /// the pass's [`Pass::entries`] order. Each comes with its pass's index in
+    /// [`Schedule::passes`].
+    pub fn entries_at(&self, hook: Hook) -> impl Iterator<Item = (usize, &ScheduledPass, Entry)> {
+        self.passes.iter().enumerate().flat_map(move |(k, p)| {
+            p.entries
+                .iter()
+                .filter(move |e| e.hook == hook)
+                .map(move |&e| (k, p, e))
+        })
     }
 
     /// Index of the array called `name` in [`Schedule::state`].
@@ -367,11 +386,17 @@ impl fmt::Display for Schedule {
                 Stage::Hook(hook) => {
                     let phase = match hook {
                         Hook::AfterH => "H",
+                        Hook::BeforeE => "E",
                         Hook::AfterE => "E",
                         Hook::EndOfStep => "·",
                     };
-                    for p in self.at(*hook) {
-                        lines.push(format!("{phase}  pass {}: {}", p.pass.name(), p.pass.describe()));
+                    for (_, p, e) in self.entries_at(*hook) {
+                        let entry = match (p.entries.len(), e.scope) {
+                            (1, Scope::Records) => String::new(),
+                            (_, Scope::Records) => format!(" [{}]", e.entry),
+                            (_, Scope::Once) => format!(" [{}, once per step]", e.entry),
+                        };
+                        lines.push(format!("{phase}  pass {}{entry}: {}", p.pass.name(), p.pass.describe()));
                     }
                 }
                 Stage::HaloH => lines.push("H  halo: ghost planes between pieces (GPU)".to_string()),

@@ -6,7 +6,6 @@
 //! the model ([`crate::schedule::Schedule::state`]), so every backend saves and loads
 //! the same table, checkpoints store it as it is (format 2), and an array added by a
 //! new pass is saved, restored and carried across backends without new code.
-use crate::model::Model;
 use crate::Component;
 
 /// One array of the state table: its name and shape (C order, z fastest).
@@ -56,12 +55,11 @@ pub struct SolverState {
 pub struct StateMismatch(pub String);
 
 impl SolverState {
-    /// The zero state of `model` (every array of its table, zero-filled).
-    pub fn zeros(model: &Model) -> SolverState {
+    /// The zero state of a state table (every array, zero-filled): pass
+    /// `&simulation.schedule.state`.
+    pub fn zeros(table: &[ArraySpec]) -> SolverState {
         SolverState {
-            arrays: model
-                .schedule
-                .state
+            arrays: table
                 .iter()
                 .map(|s| StateArray {
                     name: s.name.clone(),
@@ -91,9 +89,9 @@ impl SolverState {
         &mut self.arrays[c.index()].data
     }
 
-    /// Check that the table has exactly `model`'s arrays, names, order and sizes.
-    pub fn check(&self, model: &Model) -> Result<(), StateMismatch> {
-        let want = &model.schedule.state;
+    /// Check that the state has exactly the arrays of `want` (a schedule's state
+    /// table): names, order and sizes.
+    pub fn check(&self, want: &[ArraySpec]) -> Result<(), StateMismatch> {
         if self.arrays.len() != want.len() {
             return Err(StateMismatch(format!(
                 "{} arrays, the model has {}",

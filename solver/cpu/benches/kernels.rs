@@ -18,7 +18,7 @@ fn step(c: &mut Criterion) {
             if cpml == 0 {
                 scene.boundaries.faces = std::array::from_fn(|_| Boundary::Pec);
             }
-            let model = Arc::new(Model::discretize(&scene).unwrap());
+            let model = Arc::new(fdtd_core::Simulation::standard(Model::discretize(&scene).unwrap()));
             let mut backend = CpuBackend::new(model.clone(), 0).unwrap();
             let src = model.source_values(0, 1);
             g.throughput(Throughput::Elements(model.grid.cells()));

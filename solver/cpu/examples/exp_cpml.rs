@@ -20,7 +20,9 @@ fn main() {
                         s.boundaries.faces[2 * a + 1] = Boundary::Pec;
                     }
                 }
-                let m = Arc::new(fdtd_core::model::Model::discretize(&s).unwrap());
+                let m = Arc::new(fdtd_core::Simulation::standard(
+                    fdtd_core::model::Model::discretize(&s).unwrap(),
+                ));
                 let mut b = CpuBackend::new(m.clone(), threads).unwrap();
                 b.sweep = schedule;
                 let src = m.source_values(0, 60);

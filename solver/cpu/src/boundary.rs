@@ -11,11 +11,12 @@
 //!
 //! These planes are O(N²) and only exist for PMC/periodic faces, so this code is
 //! written for clarity, not speed. The sweep calls it per x-slab.
-use fdtd_core::model::{FaceKind, Model};
+use fdtd_core::model::FaceKind;
+use fdtd_core::simulation::Simulation;
 
 /// Face rule for an H index `q` along `axis` that may be −1 or n: the in-range index
 /// and the sign to apply, or None for a zero contribution.
-fn image(m: &Model, axis: usize, q: isize) -> Option<(usize, f32)> {
+fn image(m: &Simulation, axis: usize, q: isize) -> Option<(usize, f32)> {
     let n = m.grid.n[axis] as isize;
     if q >= 0 && q < n {
         return Some((q as usize, 1.0));
@@ -30,7 +31,7 @@ fn image(m: &Model, axis: usize, q: isize) -> Option<(usize, f32)> {
 
 /// H component with axis `hc` at possibly out-of-range `q` (only along its staggered
 /// axes); `h(axis, flat)` reads the H arrays.
-fn h_at(m: &Model, h: &dyn Fn(usize, usize) -> f32, hc: usize, q: [isize; 3]) -> f32 {
+fn h_at(m: &Simulation, h: &dyn Fn(usize, usize) -> f32, hc: usize, q: [isize; 3]) -> f32 {
     let mut idx = [0usize; 3];
     let mut sign = 1.0;
     for a in 0..3 {
@@ -50,7 +51,7 @@ fn h_at(m: &Model, h: &dyn Fn(usize, usize) -> f32, hc: usize, q: [isize; 3]) ->
 }
 
 /// Update E component `a` at face-plane sample `p` (in x-slab `e`), if its faces ask for it.
-fn face_sample(m: &Model, e: &mut [f32], h: &dyn Fn(usize, usize) -> f32, a: usize, p: [usize; 3]) {
+fn face_sample(m: &Simulation, e: &mut [f32], h: &dyn Fn(usize, usize) -> f32, a: usize, p: [usize; 3]) {
     let n = m.grid.n;
     let (b, c) = ((a + 1) % 3, (a + 2) % 3);
     for t in [b, c] {
@@ -80,7 +81,7 @@ fn face_sample(m: &Model, e: &mut [f32], h: &dyn Fn(usize, usize) -> f32, a: usi
 
 /// Update E on the schedule's PMC and periodic face planes within x-slab `i` (before
 /// the slab's bulk E update and CPML corrections). `e` are the slab's E components.
-pub fn faces_slab(m: &Model, i: usize, e: &mut [&mut [f32]; 3], h: &dyn Fn(usize, usize) -> f32) {
+pub fn faces_slab(m: &Simulation, i: usize, e: &mut [&mut [f32]; 3], h: &dyn Fn(usize, usize) -> f32) {
     for fp in &m.schedule.faces {
         let r = fp.range;
         let (x0, x1) = (r[0].0.max(i), r[0].1.min(i + 1));
@@ -96,7 +97,7 @@ pub fn faces_slab(m: &Model, i: usize, e: &mut [&mut [f32]; 3], h: &dyn Fn(usize
 
 /// The schedule's periodic copies: E on the low plane of each periodic axis onto its
 /// high plane.
-pub fn periodic_copies(m: &Model, f: &mut [Vec<f32>]) {
+pub fn periodic_copies(m: &Simulation, f: &mut [Vec<f32>]) {
     let g = &m.grid;
     let [nx, ny, nz] = g.n;
     let [sx, sy, _] = g.strides();

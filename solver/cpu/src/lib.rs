@@ -21,9 +21,9 @@ pub use sweep::Sweep;
 use fdtd_core::backend::{
     empty_outputs, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, Target,
 };
-use fdtd_core::model::Model;
 use fdtd_core::pass::{FieldsMut, Hook, HostCtx};
 use fdtd_core::plan::Plan;
+use fdtd_core::simulation::Simulation;
 use fdtd_core::state::{SolverState, StateArray};
 use fdtd_core::Component;
 use program::Run;
@@ -37,7 +37,7 @@ impl Engine for CpuEngine {
         BackendChoice::Cpu
     }
 
-    fn plan(&self, model: &Model, _opts: &BackendOptions) -> Result<Target, BackendError> {
+    fn plan(&self, model: &Simulation, _opts: &BackendOptions) -> Result<Target, BackendError> {
         // The CPU backend keeps the model's u16 material indices.
         Ok(Target {
             plan: Plan::common(model, 2),
@@ -46,14 +46,14 @@ impl Engine for CpuEngine {
         })
     }
 
-    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(&self, model: Arc<Simulation>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
         Ok(Box::new(CpuBackend::new(model, opts.threads)?))
     }
 }
 
 /// The CPU backend.
 pub struct CpuBackend {
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     /// The state table's arrays, in table order (the six fields first).
     arrays: Vec<Vec<f32>>,
     /// Output streams of every extension pass, in schedule order.
@@ -67,7 +67,7 @@ pub struct CpuBackend {
 
 impl CpuBackend {
     /// Allocate the state for `model`; `threads = 0` uses every core.
-    pub fn new(model: Arc<Model>, threads: usize) -> Result<CpuBackend, BackendError> {
+    pub fn new(model: Arc<Simulation>, threads: usize) -> Result<CpuBackend, BackendError> {
         let arrays = model.schedule.state.iter().map(|s| vec![0f32; s.len()]).collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -93,12 +93,13 @@ impl CpuBackend {
     }
 }
 
-/// Run the passes at `hook` on the whole grid (serially, in schedule order). `fields`
+/// Run the pass entries at `hook` on the whole grid (serially, in schedule order; a
+/// once-per-step entry is one `host` call like any other here). `fields`
 /// are the six fields; `extra` the state table from index `6 + cpml` on (the arrays
 /// passes register), `cpml` the number of CPML ψ arrays before it.
 #[allow(clippy::too_many_arguments)]
 fn run_hook(
-    m: &Model,
+    m: &Simulation,
     hook: Hook,
     fields: &mut [Vec<f32>],
     extra: &mut [Vec<f32>],
@@ -107,10 +108,7 @@ fn run_hook(
     src: &[f32],
 ) {
     let base = 6 + m.schedule.cpml.len();
-    for (k, sp) in m.schedule.passes.iter().enumerate() {
-        if sp.pass.hook() != hook {
-            continue;
-        }
+    for (k, sp, entry) in m.schedule.entries_at(hook) {
         let mut state: Vec<&mut Vec<f32>> = extra
             .iter_mut()
             .enumerate()
@@ -122,6 +120,7 @@ fn run_hook(
         };
         let mut ctx = HostCtx {
             step: n,
+            entry,
             sources: src,
             xs: (0, m.grid.dims()[0]),
             fields: FieldsMut {
@@ -139,7 +138,7 @@ fn run_hook(
 /// source values.
 #[allow(clippy::too_many_arguments)]
 fn step_one(
-    m: &Model,
+    m: &Simulation,
     program: &[Run],
     arrays: &mut [Vec<f32>],
     outputs: &mut [Vec<Vec<f32>>],
@@ -234,7 +233,7 @@ impl Backend for CpuBackend {
     }
 
     fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
-        state.check(&self.model)?;
+        state.check(&self.model.schedule.state)?;
         for (a, s) in self.arrays.iter_mut().zip(&state.arrays) {
             a.clone_from(&s.data);
         }

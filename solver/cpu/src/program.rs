@@ -7,9 +7,9 @@
 //! H stages, then the E stages, which [`crate::sweep::step`] fuses into one sweep
 //! (`H(i)` then `E(i)`, slab by slab) or runs as two. Every other stage runs on the whole
 //! grid between sweeps. The halo stages do nothing on one address space.
-use fdtd_core::model::Model;
-use fdtd_core::pass::Hook;
+use fdtd_core::pass::{Hook, Scope};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 
 /// One step of the CPU's program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,17 +22,18 @@ pub enum Run {
     PeriodicCopies,
 }
 
-/// Whether the passes at `hook` can run per x-slab inside a sweep: only AfterH passes
-/// with no state and no outputs (per-slab calls would split those by slab).
-fn slab_local(m: &Model, hook: Hook) -> bool {
+/// Whether the passes at `hook` can run per x-slab inside a sweep: only AfterH entries
+/// of passes with no state and no outputs (per-slab calls would split those by slab),
+/// per record (a once-per-step entry would run once per slab).
+fn slab_local(m: &Simulation, hook: Hook) -> bool {
     hook == Hook::AfterH
         && m.schedule
-            .at(Hook::AfterH)
-            .all(|p| p.state.is_empty() && p.outputs.is_empty())
+            .entries_at(Hook::AfterH)
+            .all(|(_, p, e)| p.state.is_empty() && p.outputs.is_empty() && e.scope == Scope::Records)
 }
 
 /// The model's stage list as the CPU's program (see the module doc).
-pub fn compile(m: &Model) -> Vec<Run> {
+pub fn compile(m: &Simulation) -> Vec<Run> {
     let mut out = Vec::new();
     let (mut h, mut e) = (Vec::new(), Vec::new());
     let flush = |out: &mut Vec<Run>, h: &mut Vec<Stage>, e: &mut Vec<Stage>| {

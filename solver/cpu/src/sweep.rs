@@ -20,9 +20,9 @@
 //! The tasks share the field arrays through raw pointers ([`Shared`]); every slice
 //! they make is confined to slabs the schedule above gives them.
 use super::{boundary, cpml, update};
-use fdtd_core::model::Model;
 use fdtd_core::pass::{FieldsMut, HostCtx};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 use rayon::prelude::*;
 
 /// ψ slabs of one x-slab: `(CPML pass index, ψ slab)` for every CPML pass that touches it.
@@ -30,7 +30,7 @@ type SlabPsi<'a> = Vec<(usize, &'a mut [f32])>;
 
 /// Split every CPML pass's ψ array into per-x-slab pieces, so each task owns its slabs'
 /// ψ. `rest` is the state table after the six fields.
-fn slab_psi<'a>(m: &Model, rest: &'a mut [Vec<f32>]) -> Vec<SlabPsi<'a>> {
+fn slab_psi<'a>(m: &Simulation, rest: &'a mut [Vec<f32>]) -> Vec<SlabPsi<'a>> {
     let mut out: Vec<SlabPsi> = (0..m.grid.dims()[0]).map(|_| Vec::new()).collect();
     let cpml = &m.schedule.cpml;
     // ψ arrays follow the fields in the table, one per CPML pass, in pass order.
@@ -121,7 +121,7 @@ pub enum Sweep {
 /// slabs, then all E slabs.
 #[allow(clippy::too_many_arguments)]
 pub fn step(
-    m: &Model,
+    m: &Simulation,
     fields: &mut [Vec<f32>],
     rest: &mut [Vec<f32>],
     src: &[f32],
@@ -180,7 +180,7 @@ pub fn step(
 ///
 /// # Safety
 /// The caller owns H slab `i` and nobody writes E slabs `i`, `i+1` meanwhile.
-unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, stages: &[Stage]) {
+unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, stages: &[Stage]) {
     let hi = (i + 2).min(sh.slabs);
     // SAFETY: by the function's contract.
     let (mut h, e) = unsafe {
@@ -206,9 +206,10 @@ unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32]
             }
             Stage::Hook(hook) => {
                 let [hx, hy, hz] = &mut h;
-                for sp in m.schedule.at(*hook) {
+                for (_, sp, entry) in m.schedule.entries_at(*hook) {
                     let mut ctx = HostCtx {
                         step: n,
+                        entry,
                         sources: src,
                         xs: (i, i + 1),
                         fields: FieldsMut {
@@ -231,7 +232,7 @@ unsafe fn h_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32]
 /// # Safety
 /// The caller owns E slab `i`, and nobody writes H slabs `i−1`, `i` (or, for periodic
 /// x faces at `i = 0`, any H slab) meanwhile.
-unsafe fn e_step(m: &Model, sh: &Shared, i: usize, sw: &mut SlabPsi, stages: &[Stage]) {
+unsafe fn e_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, stages: &[Stage]) {
     let lo = i.saturating_sub(1);
     // SAFETY: by the function's contract.
     let (mut e, h) = unsafe {

@@ -75,7 +75,9 @@ fn main() {
     for (&n, &cpml) in sizes.iter().flat_map(|n| cpmls.iter().map(move |c| (n, c))) {
         let t = Instant::now();
         let scene = fdtd_core::workload::bench_scene(n, cpml, warmup + steps + 20, dielectric);
-        let model = Arc::new(Model::discretize(&scene).expect("model"));
+        let model = Arc::new(fdtd_core::Simulation::standard(
+            Model::discretize(&scene).expect("model"),
+        ));
         eprintln!("{n}^3: model built in {:.1} s", t.elapsed().as_secs_f64());
         let src = model.source_values(0, warmup + steps + 20);
         let ns = model.sources.len();

@@ -11,16 +11,18 @@
 use super::kernels::{Kernel, Kernels, PassKernel, Shapes, POINT_PASS};
 use super::layout::{Layout, Piece, MAX_STEPS, PARAM_BYTES};
 use super::params::{CopyJob, FaceJob, Grid, Layer, Linear, Periodic, Step};
-use fdtd_core::model::{FaceKind, Model};
-use fdtd_core::pass::Hook;
+use fdtd_core::model::FaceKind;
+use fdtd_core::pass::{Hook, Scope};
 use fdtd_core::schedule::Stage;
+use fdtd_core::simulation::Simulation;
 
 /// Which pipeline a dispatch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pipe {
     Fixed(Kernel),
-    /// The kernel of extension pass `k` of the schedule ([`Built::passes`]).
-    Pass(usize),
+    /// Entry `e` (of [`fdtd_core::schedule::ScheduledPass::entries`]) of extension pass
+    /// `k` of the schedule ([`Built::passes`]).
+    Pass(usize, usize),
 }
 
 /// One prepared dispatch.
@@ -269,7 +271,7 @@ impl Builder<'_> {
 }
 
 /// Pack u16 material indices of component `c` into the local layout of piece `p`.
-fn packed_mats(model: &Model, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
+fn packed_mats(model: &Simulation, layout: &Layout, p: usize, c: usize) -> Vec<u32> {
     let piece = layout.pieces[p];
     let [nx, ny, nz] = model.grid.n;
     let gsx = model.grid.strides()[0];
@@ -301,7 +303,7 @@ pub fn build(
     queue: &wgpu::Queue,
     kernels: &Kernels,
     shapes: Shapes,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     uniform_align: u64,
 ) -> Built {
@@ -520,6 +522,7 @@ pub fn build(
 
     // ---- the step: the schedule's stages, in order --------------------------------
     let passes = pass_kernels(device, kernels, shapes, model);
+    let binds = pass_binds(&mut b, model, layout, &fields, &values, &pass_out, &passes);
     let stages = &model.schedule.stages;
     for (si, &stage) in stages.iter().enumerate() {
         let first = ops.len();
@@ -543,9 +546,7 @@ pub fn build(
                     "{stage:?} must follow {bulk:?}: the GPU fuses it into that kernel"
                 );
             }
-            Stage::Hook(hook) => pass_ops(
-                &mut b, model, layout, &fields, &values, &pass_out, &passes, hook, &mut ops,
-            ),
+            Stage::Hook(hook) => pass_ops(&b, model, &passes, &binds, hook, &mut ops),
             Stage::HaloH => {
                 // Hy, Hz of each piece's last plane into the next piece's low ghost.
                 for p in 0..np.saturating_sub(1) {
@@ -641,7 +642,7 @@ pub fn build(
 /// (`Grid::cpml_slot`, `cpml_sign`, `[component within the phase][layer axis]`): the
 /// kernels hold no slot or sign of their own. Every layer on one axis has the same
 /// ones (`Schedule::build`); unset entries (a == c, no layer) are 0.
-pub fn cpml_table(model: &Model, electric: bool) -> ([[u32; 4]; 3], [[f32; 4]; 3]) {
+pub fn cpml_table(model: &Simulation, electric: bool) -> ([[u32; 4]; 3], [[f32; 4]; 3]) {
     let mut slot = [[0u32; 4]; 3];
     let mut sign = [[0f32; 4]; 3];
     for p in model.schedule.cpml.iter().filter(|p| p.electric() == electric) {
@@ -670,7 +671,7 @@ struct PsiSegment {
 /// Where each layer's ψ goes on one piece for one phase, and the layer table of
 /// update_e / update_h (`Grid::lay`, index 2·axis + high).
 /// `prof[l]`: offset of layer l's profile in the phase's coefficient table.
-fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, [Layer; 6]) {
+fn layer_table(model: &Simulation, piece: Piece, prof: &[usize], electric: bool) -> (Vec<PsiSegment>, [Layer; 6]) {
     let dims = model.grid.dims();
     let mut lay = [Layer::default(); 6];
     let mut segs = Vec::new();
@@ -722,7 +723,7 @@ fn layer_table(model: &Model, piece: Piece, prof: &[usize], electric: bool) -> (
 
 /// The schedule's periodic copies, in its axis order: x as copies between pieces, y and
 /// z by `periodic_yz` on every piece.
-fn periodic_ops(b: &mut Builder, model: &Model, layout: &Layout, fields: &[[wgpu::Buffer; 6]], ops: &mut Vec<Op>) {
+fn periodic_ops(b: &mut Builder, model: &Simulation, layout: &Layout, fields: &[[wgpu::Buffer; 6]], ops: &mut Vec<Op>) {
     let [nx, ny, nz] = model.grid.n;
     let (sx, sy) = (layout.sx, layout.sy);
     let np = layout.pieces.len();
@@ -765,7 +766,7 @@ fn periodic_ops(b: &mut Builder, model: &Model, layout: &Layout, fields: &[[wgpu
 /// The schedule's face planes (PMC and periodic), one op per plane and piece.
 fn face_ops(
     b: &mut Builder,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     fields: &[[wgpu::Buffer; 6]],
     mats: &[[wgpu::Buffer; 6]],
@@ -838,38 +839,44 @@ fn face_ops(
 }
 
 /// Compile the kernel of every extension pass of the schedule.
-fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model: &Model) -> Vec<PassKernel> {
+fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model: &Simulation) -> Vec<PassKernel> {
     model
         .schedule
         .passes
         .iter()
-        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), shapes))
+        .map(|sp| kernels.pass_kernel(device, &sp.pass.device(), &sp.entries, shapes))
         .collect()
 }
 
-/// The dispatches of the extension passes at `hook`: per pass, one op per piece that
-/// holds records, with the point-pass ABI's bindings (`fdtd_core::pass`).
+/// What every entry of one extension pass dispatches with: per piece, its bind group
+/// (the point-pass ABI's bindings over the pass's one state buffer) and how many
+/// records it holds there; the steps at which the pass may be skipped (`Op::due`).
+struct PassBinds {
+    pieces: Vec<Option<(wgpu::BindGroup, usize)>>,
+    due: Vec<usize>,
+}
+
+/// The bindings of every extension pass (state, parameters, records per piece), made
+/// once and shared by the pass's entries ([`pass_ops`]). A piece gets a bind group when
+/// it holds records of the pass, and piece 0 always when the pass has a once-per-step
+/// entry (with one unused record if it holds none).
 #[allow(clippy::too_many_arguments)]
-fn pass_ops(
+fn pass_binds(
     b: &mut Builder,
-    model: &Model,
+    model: &Simulation,
     layout: &Layout,
     fields: &[[wgpu::Buffer; 6]],
     values: &wgpu::Buffer,
     out: &wgpu::Buffer,
     kernels: &[PassKernel],
-    hook: Hook,
-    ops: &mut Vec<Op>,
-) {
+) -> Vec<PassBinds> {
     // Output streams of the passes before pass k (their slots come first in `out`).
     let mut streams = 0usize;
+    let mut all = Vec::with_capacity(model.schedule.passes.len());
     for (k, sp) in model.schedule.passes.iter().enumerate() {
         let outputs = &sp.outputs;
         let first_stream = streams;
         streams += outputs.len();
-        if sp.pass.hook() != hook {
-            continue;
-        }
         let dp = sp.pass.device();
         let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
         for r in &dp.records {
@@ -879,6 +886,7 @@ fn pass_ops(
             w[1] = u(layout.local(p, i, j, kk));
             lists[p].push(w);
         }
+        let once = sp.entries.iter().any(|e| e.scope == Scope::Once);
         // The pass's state arrays, concatenated in one buffer (a word when it has none).
         let state_len: usize = sp.state.iter().map(|&a| model.schedule.state[a].len()).sum();
         let state = b.field(&format!("{} state", sp.pass.name()), state_len);
@@ -902,11 +910,14 @@ fn pass_ops(
         let mut everys: Vec<usize> = outputs.iter().map(|s| s.every).collect();
         everys.sort_unstable();
         everys.dedup();
+        let mut pieces = Vec::with_capacity(lists.len());
         for (p, list) in lists.iter().enumerate() {
-            if list.is_empty() {
+            if list.is_empty() && !(once && p == 0) {
+                pieces.push(None);
                 continue;
             }
-            let lb = b.storage_init(&format!("{} records", sp.pass.name()), bytemuck::cast_slice(list));
+            let words: &[[u32; 4]] = if list.is_empty() { &[[0; 4]] } else { list };
+            let lb = b.storage_init(&format!("{} records", sp.pass.name()), bytemuck::cast_slice(words));
             let [ex, ey, ez, hx, hy, hz] = &fields[p];
             let out_at = (4 * first_stream * MAX_STEPS) as u64;
             let out_len = (4 * outputs.len().max(1) * MAX_STEPS) as u64;
@@ -939,37 +950,73 @@ fn pass_ops(
                 layout: &kernel.layout,
                 entries: &entries,
             });
-            let groups = if kernel.wg == 1 {
-                [1, 1, 1]
-            } else {
-                // One thread per record; rows of at most `max_dim` workgroups, the kernel
-                // continuing the record index in gid.y (q = gid.x + gid.y·groups.x·WG).
-                let n = list.len().div_ceil(kernel.wg as usize);
-                let max_dim = b.device.limits().max_compute_workgroups_per_dimension as usize;
-                if n <= max_dim {
-                    [u(n), 1, 1]
-                } else {
-                    [u(max_dim), u(n.div_ceil(max_dim)), 1]
-                }
-            };
-            ops.push(Op {
-                pipe: Pipe::Pass(k),
-                bg,
-                groups,
-                due: if dp.only_when_due {
-                    everys.clone()
-                } else if sp.pass.active_every() > 1 {
-                    vec![sp.pass.active_every()]
-                } else {
-                    Vec::new()
-                },
-                label: sp.pass.name().to_string(),
-                stage: 0,
-            });
+            pieces.push(Some((bg, list.len())));
             b.keep.push(lb);
         }
         b.keep.push(state);
         b.keep.push(params);
+        let due = if dp.only_when_due {
+            everys
+        } else if sp.pass.active_every() > 1 {
+            vec![sp.pass.active_every()]
+        } else {
+            Vec::new()
+        };
+        all.push(PassBinds { pieces, due });
+    }
+    all
+}
+
+/// The dispatches of the pass entries at `hook` ([`Schedule::entries_at`] order): a
+/// per-record entry is one op per piece that holds records of its pass; a once-per-step
+/// entry is one thread on piece 0. Every entry of a pass uses the pass's bind groups.
+///
+/// [`Schedule::entries_at`]: fdtd_core::schedule::Schedule::entries_at
+fn pass_ops(
+    b: &Builder,
+    model: &Simulation,
+    kernels: &[PassKernel],
+    binds: &[PassBinds],
+    hook: Hook,
+    ops: &mut Vec<Op>,
+) {
+    for (k, sp) in model.schedule.passes.iter().enumerate() {
+        for (e, entry) in sp.entries.iter().enumerate().filter(|(_, x)| x.hook == hook) {
+            let wg = kernels[k].wgs[e];
+            for (p, piece) in binds[k].pieces.iter().enumerate() {
+                let Some((bg, records)) = piece else { continue };
+                let groups = match entry.scope {
+                    Scope::Once if p == 0 => [1, 1, 1],
+                    Scope::Once => continue,
+                    Scope::Records if *records == 0 => continue,
+                    Scope::Records if wg == 1 => [1, 1, 1],
+                    Scope::Records => {
+                        // One thread per record; rows of at most `max_dim` workgroups, the
+                        // kernel continuing the record index in gid.y (q = gid.x +
+                        // gid.y·groups.x·WG).
+                        let n = records.div_ceil(wg as usize);
+                        let max_dim = b.device.limits().max_compute_workgroups_per_dimension as usize;
+                        if n <= max_dim {
+                            [u(n), 1, 1]
+                        } else {
+                            [u(max_dim), u(n.div_ceil(max_dim)), 1]
+                        }
+                    }
+                };
+                ops.push(Op {
+                    pipe: Pipe::Pass(k, e),
+                    bg: bg.clone(),
+                    groups,
+                    due: binds[k].due.clone(),
+                    label: if entry.entry.is_empty() {
+                        sp.pass.name().to_string()
+                    } else {
+                        format!("{}.{}", sp.pass.name(), entry.entry)
+                    },
+                    stage: 0,
+                });
+            }
+        }
     }
 }
 

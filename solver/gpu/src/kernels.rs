@@ -12,7 +12,7 @@
 //! back-ends.
 use crate::layout::MAX_STEPS;
 use fdtd_core::backend::BackendError;
-use fdtd_core::pass::DevicePass;
+use fdtd_core::pass::{DevicePass, Entry, Scope};
 use std::borrow::Cow;
 
 /// Every WGSL file, by name, as compiled into the binary.
@@ -364,12 +364,14 @@ pub struct Kernels {
     unchecked: bool,
 }
 
-/// The compiled kernel of one extension pass (point-pass ABI).
+/// The compiled kernels of one extension pass (point-pass ABI): one pipeline per
+/// [`Entry`] of the pass, all on one bind group layout, so one bind group per piece
+/// (one state buffer) serves every entry.
 pub struct PassKernel {
-    pub pipeline: wgpu::ComputePipeline,
+    pub pipelines: Vec<wgpu::ComputePipeline>,
     pub layout: wgpu::BindGroupLayout,
-    /// Threads per workgroup (1 for a serial pass).
-    pub wg: u32,
+    /// Threads per workgroup, per entry (1 for a serial pass or a once-per-step entry).
+    pub wgs: Vec<u32>,
 }
 
 /// The override constants of an extension pass with `wg` threads per workgroup.
@@ -477,7 +479,7 @@ impl Kernels {
     /// Compile the kernel of an extension pass: its WGSL file after [`PASS_PREFIX`],
     /// with the point-pass layout ([`POINT_PASS`]) and the overrides `WG` (threads per
     /// workgroup; 1 for a serial pass) and `SLOTS` ([`MAX_STEPS`]).
-    pub fn pass_kernel(&self, device: &wgpu::Device, dp: &DevicePass, shapes: Shapes) -> PassKernel {
+    pub fn pass_kernel(&self, device: &wgpu::Device, dp: &DevicePass, entries: &[Entry], shapes: Shapes) -> PassKernel {
         let files: Vec<&'static str> = PASS_PREFIX.iter().copied().chain([dp.file]).collect();
         let src = assemble(&files, |f| {
             if f == dp.file {
@@ -507,20 +509,29 @@ impl Kernels {
             bind_group_layouts: &[Some(&layout), Some(&self.step_layout)],
             immediate_size: 0,
         });
-        let wg = if dp.serial { 1 } else { shapes.linear };
-        let constants = pass_constants(wg);
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(dp.entry),
-            layout: Some(&pl),
-            module: &module,
-            entry_point: Some(dp.entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
-        });
-        PassKernel { pipeline, layout, wg }
+        let (mut pipelines, mut wgs) = (Vec::new(), Vec::new());
+        for e in entries {
+            let entry = if e.entry.is_empty() { dp.entry } else { e.entry };
+            let wg = if dp.serial || e.scope == Scope::Once {
+                1
+            } else {
+                shapes.linear
+            };
+            let constants = pass_constants(wg);
+            pipelines.push(device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            }));
+            wgs.push(wg);
+        }
+        PassKernel { pipelines, layout, wgs }
     }
 
     pub fn pipeline(&self, k: Kernel) -> &wgpu::ComputePipeline {

@@ -22,8 +22,8 @@
 //! `binding cap / 4 ≤ 2^29`, so u32 arithmetic in the kernels never overflows.
 use super::device::DeviceInfo;
 use fdtd_core::backend::BackendError;
-use fdtd_core::model::Model;
 use fdtd_core::plan::{human_bytes, Plan};
+use fdtd_core::simulation::Simulation;
 
 /// Most steps recorded into one submission (probe buffers are sized for it).
 pub const MAX_STEPS: usize = 64;
@@ -81,7 +81,7 @@ pub struct Layout {
 impl Layout {
     /// Cut `model`'s grid for binding cap `cap` (bytes), with rows of `nz + 1` samples
     /// padded to a multiple of `row_align` samples (1: no padding).
-    pub fn new(model: &Model, cap: u64, row_align: usize) -> Result<Layout, BackendError> {
+    pub fn new(model: &Simulation, cap: u64, row_align: usize) -> Result<Layout, BackendError> {
         let g = &model.grid;
         let [nx, ny, nz] = g.n;
         let sy = (nz + 1).next_multiple_of(row_align.max(1));
@@ -166,7 +166,7 @@ impl Layout {
     }
 
     /// Number of model sources and the bytes of the per-submission source values.
-    pub fn source_bytes(model: &Model) -> u64 {
+    pub fn source_bytes(model: &Simulation) -> u64 {
         (4 * MAX_STEPS * model.sources.len()).max(4) as u64
     }
 
@@ -179,7 +179,7 @@ impl Layout {
 /// of a piece of `p` planes, wherever it lies: the x layers hold at most
 /// `min(p, their thickness together)` of its planes, y and z layers all of them. H
 /// profiles are the longer ones (one sample more than E per layer).
-fn psi_floats_bound(model: &Model, p: usize) -> u64 {
+fn psi_floats_bound(model: &Simulation, p: usize) -> u64 {
     let [_, d1, d2] = model.grid.dims();
     let len = |l: &fdtd_core::model::CpmlLayer| l.h.len().max(l.e.len());
     let x_planes: usize = model.cpml.iter().filter(|l| l.axis == 0).map(len).sum();
@@ -206,7 +206,7 @@ pub const UPLOAD_STAGING: u64 = 64 << 20;
 
 /// The memory plan of the GPU backend: the common buffers plus the GPU's own and what
 /// the driver takes on `dev`.
-pub fn plan(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Plan {
+pub fn plan(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Plan {
     let mut p = Plan::common(model, 2);
     let ghosts = 2 * layout.pieces.len() as u64 * layout.sx as u64 * (6 * 4 + 6 * 2);
     let pad = (layout.sy - model.grid.n[2] - 1) as u64 * (model.grid.n[1] as u64 + 1) * (model.grid.n[0] as u64 + 1);
@@ -272,7 +272,7 @@ fn estimated_dispatches(layout: &Layout) -> u64 {
 
 /// Refuse a layout whose buffers pass the device's largest buffer (the slab cut keeps
 /// the per-piece arrays below it; the others are small, but say so if not).
-pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<(), BackendError> {
+pub fn check_limits(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Result<(), BackendError> {
     let biggest = [layout.staging, layout.out_bytes(), Layout::source_bytes(model)]
         .into_iter()
         .max()
@@ -323,7 +323,14 @@ pub fn check_limits(model: &Model, layout: &Layout, dev: &DeviceInfo) -> Result<
 
 /// The message of a plan over the budget: need, what the device can give, and what
 /// would fit (from [`crate::what_fits`]: the same plan at other sizes).
-pub fn refusal(model: &Model, dev: &DeviceInfo, fraction: f64, need: u64, usable: u64, fits: &crate::Fits) -> String {
+pub fn refusal(
+    model: &Simulation,
+    dev: &DeviceInfo,
+    fraction: f64,
+    need: u64,
+    usable: u64,
+    fits: &crate::Fits,
+) -> String {
     let avail = dev.memory.available().unwrap_or(usable);
     format!(
         "the GPU plan needs {} but {} can give {} ({}% of {}: {}). What would fit: {}",
@@ -340,7 +347,7 @@ pub fn refusal(model: &Model, dev: &DeviceInfo, fraction: f64, need: u64, usable
 }
 
 /// `a grid of N^3 cells (plan ...); or cells 1.2x larger ...; or the CPU backend (...)`.
-pub fn fit_options(model: &Model, fits: &crate::Fits) -> String {
+pub fn fit_options(model: &Simulation, fits: &crate::Fits) -> String {
     let cpu = Plan::common(model, 2).total();
     let mut options = Vec::new();
     if let Some((side, plan)) = fits.cube {

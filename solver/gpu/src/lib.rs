@@ -33,8 +33,8 @@ use fdtd_core::backend::{
     empty_outputs, probe_due, Backend, BackendChoice, BackendError, BackendOptions, Engine, PassOutputs, SolverState,
     Target,
 };
-use fdtd_core::model::Model;
 use fdtd_core::plan::{human_bytes, Plan};
+use fdtd_core::simulation::Simulation;
 use fdtd_core::Component;
 use kernels::{Kernel, Kernels};
 use std::sync::{Arc, Mutex};
@@ -53,7 +53,7 @@ impl Engine for GpuEngine {
         BackendChoice::Gpu
     }
 
-    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError> {
+    fn plan(&self, model: &Simulation, opts: &BackendOptions) -> Result<Target, BackendError> {
         let (plan, info) = plan(model, opts)?;
         Ok(Target {
             plan,
@@ -62,13 +62,13 @@ impl Engine for GpuEngine {
         })
     }
 
-    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(&self, model: Arc<Simulation>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
         Ok(Box::new(GpuBackend::new(model, opts)?))
     }
 }
 
 /// Create the GPU backend for `model`.
-pub fn create(model: Arc<Model>, opts: &BackendOptions) -> Result<(Box<dyn Backend>, String), BackendError> {
+pub fn create(model: Arc<Simulation>, opts: &BackendOptions) -> Result<(Box<dyn Backend>, String), BackendError> {
     let b = GpuBackend::new(model, opts)?;
     let d = b.describe();
     Ok((Box::new(b), d))
@@ -77,7 +77,7 @@ pub fn create(model: Arc<Model>, opts: &BackendOptions) -> Result<(Box<dyn Backe
 /// The memory plan on the adapter `opts` selects, checked against its limits and
 /// memory budget (what `fdtd check --backend gpu` prints). Allocates nothing on the
 /// device. `Err(DoesNotFit)` says what was needed, what is available and what would fit.
-pub fn plan(model: &Model, opts: &BackendOptions) -> Result<(Plan, DeviceInfo), BackendError> {
+pub fn plan(model: &Simulation, opts: &BackendOptions) -> Result<(Plan, DeviceInfo), BackendError> {
     let sel = select(opts, None)?;
     let (_, plan) = layout_and_plan(model, &sel.info, None, fraction(opts))?;
     Ok((plan, sel.info))
@@ -131,7 +131,7 @@ fn row_align(cfg: Option<usize>) -> Result<Option<usize>, BackendError> {
 /// unless configured; when the padded plan does not fit, the unpadded one is tried.
 /// A refusal says what would fit, found with this same function ([`what_fits`]).
 fn layout_and_plan(
-    model: &Model,
+    model: &Simulation,
     info: &DeviceInfo,
     align: Option<usize>,
     fraction: f64,
@@ -159,7 +159,7 @@ enum Refusal {
 
 /// [`layout_and_plan`] without the suggestion.
 fn try_layout(
-    model: &Model,
+    model: &Simulation,
     info: &DeviceInfo,
     align: Option<usize>,
     fraction: f64,
@@ -200,7 +200,7 @@ pub struct Fits {
 
 /// See [`Fits`]. Each candidate is planned with [`try_layout`] on a plan-only copy of
 /// the model ([`Model::resized_for_plan`]), so a suggested grid is accepted by the run.
-pub fn what_fits(model: &Model, info: &DeviceInfo, align: Option<usize>, fraction: f64) -> Fits {
+pub fn what_fits(model: &Simulation, info: &DeviceInfo, align: Option<usize>, fraction: f64) -> Fits {
     let g = &model.grid;
     let plan_of = |n: [usize; 3], d: [f64; 3]| -> Option<u64> {
         try_layout(&model.resized_for_plan(n, d), info, align, fraction)
@@ -290,7 +290,7 @@ fn select(opts: &BackendOptions, cap: Option<u64>) -> Result<Selected, BackendEr
 
 /// The GPU backend: fields in device buffers, stepped by WGSL kernels.
 pub struct GpuBackend {
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     info: DeviceInfo,
     layout: Layout,
     plan: Plan,
@@ -347,14 +347,14 @@ impl GpuBackend {
     }
 
     /// Select an adapter, check the plan, allocate, and prepare every dispatch.
-    pub fn new(model: Arc<Model>, opts: &BackendOptions) -> Result<GpuBackend, BackendError> {
+    pub fn new(model: Arc<Simulation>, opts: &BackendOptions) -> Result<GpuBackend, BackendError> {
         GpuBackend::with_binding_cap(model, opts, None)
     }
 
     /// [`GpuBackend::new`] with the storage-binding cap lowered to `cap` bytes (as
     /// [`MAX_BINDING_ENV`] does), so tests can cut small grids into many x slabs.
     pub fn with_binding_cap(
-        model: Arc<Model>,
+        model: Arc<Simulation>,
         opts: &BackendOptions,
         cap: Option<u64>,
     ) -> Result<GpuBackend, BackendError> {
@@ -369,7 +369,11 @@ impl GpuBackend {
     }
 
     /// [`GpuBackend::new`] with explicit knobs (tests, benchmarks).
-    pub fn with_config(model: Arc<Model>, opts: &BackendOptions, cfg: &GpuConfig) -> Result<GpuBackend, BackendError> {
+    pub fn with_config(
+        model: Arc<Simulation>,
+        opts: &BackendOptions,
+        cfg: &GpuConfig,
+    ) -> Result<GpuBackend, BackendError> {
         kernels::check_shader_dir()?;
         let sel = select(opts, cfg.binding_cap)?;
         let info = sel.info.clone();
@@ -687,7 +691,7 @@ impl GpuBackend {
                         current = Some(op.pipe);
                     }
                     pass.set_bind_group(0, &op.bg, &[]);
-                    if let Pipe::Pass(_) = op.pipe {
+                    if let Pipe::Pass(..) = op.pipe {
                         pass.set_bind_group(1, &b.step_bg, &[(s * stride) as u32]);
                     }
                     pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -832,7 +836,7 @@ impl GpuBackend {
                 });
                 pass.set_pipeline(self.pipeline(op.pipe));
                 pass.set_bind_group(0, &op.bg, &[]);
-                if let Pipe::Pass(_) = op.pipe {
+                if let Pipe::Pass(..) = op.pipe {
                     pass.set_bind_group(1, &b.step_bg, &[0]);
                 }
                 pass.dispatch_workgroups(op.groups[0], op.groups[1], op.groups[2]);
@@ -892,7 +896,7 @@ impl GpuBackend {
     fn pipeline(&self, p: Pipe) -> &wgpu::ComputePipeline {
         match p {
             Pipe::Fixed(k) => self.kernels.pipeline(k),
-            Pipe::Pass(k) => &self.built.passes[k].pipeline,
+            Pipe::Pass(k, e) => &self.built.passes[k].pipelines[e],
         }
     }
 
@@ -1084,7 +1088,7 @@ impl Backend for GpuBackend {
         self.flush()?;
         // The model's state table: fields through the gather kernel, every other array
         // from its runs on the device; values no pass updates stay zero, as on the CPU.
-        let mut out = SolverState::zeros(&self.model);
+        let mut out = SolverState::zeros(&self.model.schedule.state);
         for c in Component::ALL {
             out.arrays[c.index()].data = self.read_field(c)?;
         }
@@ -1121,7 +1125,7 @@ impl Backend for GpuBackend {
     }
 
     fn load_state(&mut self, state: &SolverState) -> Result<(), BackendError> {
-        state.check(&self.model)?;
+        state.check(&self.model.schedule.state)?;
         self.flush()?;
         let [nx, ny, nz] = self.model.grid.n;
         let gsx = self.model.grid.strides()[0];

@@ -505,7 +505,7 @@ impl Hdf5Sink {
     pub fn create(
         path: impl AsRef<Path>,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend_desc: &str,
         force: bool,
     ) -> Result<Hdf5Sink, OutputError> {
@@ -520,7 +520,7 @@ impl Hdf5Sink {
     pub fn create_with(
         path: impl AsRef<Path>,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend_desc: &str,
         opts: &Hdf5Options,
     ) -> Result<Hdf5Sink, OutputError> {
@@ -587,7 +587,7 @@ impl Hdf5Sink {
     fn build(
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend_desc: &str,
         opts: &Hdf5Options,
     ) -> Result<Hdf5Sink, OutputError> {
@@ -808,7 +808,7 @@ impl Hdf5Sink {
     pub fn resume(
         path: impl AsRef<Path>,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend_desc: &str,
         step: usize,
         opts: &Hdf5Options,
@@ -1706,7 +1706,7 @@ impl OutputFormat for Hdf5Format {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend: &str,
         force: bool,
     ) -> Result<Box<dyn Output>, OutputFailure> {
@@ -1718,7 +1718,7 @@ impl OutputFormat for Hdf5Format {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &fdtd_core::Simulation,
         backend: &str,
         step: usize,
     ) -> Result<Box<dyn Output>, OutputFailure> {

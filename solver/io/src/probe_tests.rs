@@ -67,8 +67,10 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
     }
 }
 
-fn model(sc: &Scene) -> Arc<Model> {
-    Arc::new(Model::discretize(sc).expect("the test scene discretizes"))
+fn model(sc: &Scene) -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(sc).expect("the test scene discretizes"),
+    ))
 }
 
 fn table_opts() -> Hdf5Options {
@@ -79,7 +81,7 @@ fn table_opts() -> Hdf5Options {
 }
 
 /// Run `m` to the end into `path` (chunks of `chunk` steps).
-fn write(sc: &Scene, m: &Arc<Model>, path: &Path, opts: &Hdf5Options, chunk: usize) {
+fn write(sc: &Scene, m: &Arc<fdtd_core::Simulation>, path: &Path, opts: &Hdf5Options, chunk: usize) {
     let mut b = CpuBackend::new(m.clone(), 1).unwrap();
     let mut sink = Hdf5Sink::create_with(path, sc, m, "cpu", opts).unwrap();
     let ro = RunOptions {
@@ -91,7 +93,7 @@ fn write(sc: &Scene, m: &Arc<Model>, path: &Path, opts: &Hdf5Options, chunk: usi
     sink.finish(s.outcome).unwrap();
 }
 
-fn memory(m: &Arc<Model>) -> MemorySink {
+fn memory(m: &Arc<fdtd_core::Simulation>) -> MemorySink {
     let mut b = CpuBackend::new(m.clone(), 1).unwrap();
     let mut sink = MemorySink::new(m);
     run(m, &mut b, &mut sink, &RunOptions::default(), None).unwrap();

@@ -114,11 +114,13 @@ fn scene() -> Scene {
     }
 }
 
-fn model() -> Arc<Model> {
-    Arc::new(Model::discretize(&scene()).expect("test scene discretizes"))
+fn model() -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&scene()).expect("test scene discretizes"),
+    ))
 }
 
-fn memory_run(m: &Arc<Model>) -> MemorySink {
+fn memory_run(m: &Arc<fdtd_core::Simulation>) -> MemorySink {
     let mut b = CpuBackend::new(m.clone(), 1).unwrap();
     let mut sink = MemorySink::new(m);
     run(m, &mut b, &mut sink, &RunOptions::default(), None).unwrap();

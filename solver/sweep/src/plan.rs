@@ -89,6 +89,7 @@ pub fn plan(sweep_file: &Path, opts: &PlanOptions) -> Result<Planned, SweepError
         // Each variant writes checkpoints unless its scene turns them off.
         let state_copy = scene.checkpoint().enabled;
         let result = session::load(&SceneSource::Scene(Box::new(scene)), cpu).and_then(|(_, model)| {
+            let model = fdtd_core::Simulation::standard(model);
             let p = session::plan_backend(
                 opts.engines,
                 &model,

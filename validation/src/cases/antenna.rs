@@ -9,7 +9,6 @@
 use super::{largest, BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
 use crate::reference::wire_mom;
 use fdtd_core::farfield::FarField;
-use fdtd_core::model::Model;
 use fdtd_core::ports;
 use fdtd_core::results::RunResults;
 use fdtd_core::session::results::complete;
@@ -30,7 +29,7 @@ pub const HALF_WAVE: Case = Case {
 };
 
 /// Run `text` on the case's backend through the end-of-run results of a session.
-pub(super) fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, RunResults), CaseError> {
+pub(super) fn run_results(cx: &mut Ctx, text: &str) -> Result<(Arc<fdtd_core::Simulation>, RunResults), CaseError> {
     let (model, sink, monitors) = super::monitors::run_with_results(cx, text)?;
     let series = (!model.ports.is_empty()).then_some(&sink.ports);
     let results = complete(&model, monitors, series);

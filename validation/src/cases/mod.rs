@@ -69,7 +69,7 @@ impl BackendSpec {
     }
 
     /// Build the backend for `model`.
-    pub fn create(&self, model: Arc<Model>) -> Result<(Box<dyn Backend>, String), CaseError> {
+    pub fn create(&self, model: Arc<fdtd_core::Simulation>) -> Result<(Box<dyn Backend>, String), CaseError> {
         core_backend::create(&engines(), model, self.choice, &self.opts).map_err(CaseError::from)
     }
 }
@@ -301,8 +301,10 @@ pub const ALL: &[Case] = &[
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).
-pub(crate) fn model(text: &str) -> Arc<Model> {
-    Arc::new(Model::discretize(&crate::scene(text)).unwrap_or_else(|e| panic!("{e}")))
+pub(crate) fn model(text: &str) -> Arc<fdtd_core::Simulation> {
+    Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&crate::scene(text)).unwrap_or_else(|e| panic!("{e}")),
+    ))
 }
 
 /// A case being run: runs scenes on its backend and collects the result.
@@ -334,7 +336,7 @@ impl<'a> Ctx<'a> {
 
     /// Build this case's backend for `model` (for cases that step it themselves; they
     /// report their stepping with [`Ctx::stepped`]).
-    pub fn backend(&mut self, model: &Arc<Model>) -> Result<Box<dyn Backend>, CaseError> {
+    pub fn backend(&mut self, model: &Arc<fdtd_core::Simulation>) -> Result<Box<dyn Backend>, CaseError> {
         let (b, d) = self.spec.create(model.clone())?;
         self.res.device = d;
         Ok(b)
@@ -348,12 +350,16 @@ impl<'a> Ctx<'a> {
 
     /// Discretise and run a scene, keeping every probe sample; the probe series are
     /// recorded under `label`.
-    pub fn run(&mut self, label: &str, text: &str) -> Result<(Arc<Model>, MemorySink), CaseError> {
+    pub fn run(&mut self, label: &str, text: &str) -> Result<(Arc<fdtd_core::Simulation>, MemorySink), CaseError> {
         self.run_model(label, model(text))
     }
 
     /// [`Ctx::run`] of a model built in code.
-    pub fn run_model(&mut self, label: &str, model: Arc<Model>) -> Result<(Arc<Model>, MemorySink), CaseError> {
+    pub fn run_model(
+        &mut self,
+        label: &str,
+        model: Arc<fdtd_core::Simulation>,
+    ) -> Result<(Arc<fdtd_core::Simulation>, MemorySink), CaseError> {
         let mut backend = self.backend(&model)?;
         let mut sink = MemorySink::new(&model);
         let summary = run(&model, backend.as_mut(), &mut sink, &RunOptions::default(), None)?;
@@ -523,5 +529,7 @@ pub fn parity(a: &CaseResult, b: &CaseResult) -> Parity {
 pub fn probe_gpu(opts: &BackendOptions) -> Result<core_backend::Target, CaseError> {
     let scene = fdtd_core::workload::bench_scene(8, 2, 1, false);
     let model = Model::discretize(&scene).map_err(|e| CaseError::Failed(e.to_string()))?;
-    fdtd_gpu::GpuEngine.plan(&model, opts).map_err(CaseError::from)
+    fdtd_gpu::GpuEngine
+        .plan(&fdtd_core::Simulation::standard(model), opts)
+        .map_err(CaseError::from)
 }

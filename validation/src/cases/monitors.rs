@@ -2,7 +2,6 @@
 //! the transform of a probe's time series, and the power flux of a Hertzian dipole
 //! against the analytic radiated power of a current element.
 use super::{largest, BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
-use fdtd_core::model::Model;
 use fdtd_core::results::RunResults;
 use fdtd_core::runner::{run as run_model, MemorySink, RunOptions};
 use fdtd_core::session::results::monitor_results;
@@ -12,7 +11,10 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 /// Run `text` on the case's backend; the probe series and the monitors' results.
-pub(super) fn run_with_results(cx: &mut Ctx, text: &str) -> Result<(Arc<Model>, MemorySink, RunResults), CaseError> {
+pub(super) fn run_with_results(
+    cx: &mut Ctx,
+    text: &str,
+) -> Result<(Arc<fdtd_core::Simulation>, MemorySink, RunResults), CaseError> {
     let model = super::model(text);
     let mut backend = cx.backend(&model)?;
     let mut sink = MemorySink::new(&model);

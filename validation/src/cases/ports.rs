@@ -433,7 +433,9 @@ fn reciprocity(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> 
     let mut columns = Vec::new();
     for k in scene.drive_order() {
         let s = fdtd_core::session::drives::drive_scene(&scene, k);
-        let model = std::sync::Arc::new(Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")));
+        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
+            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
+        ));
         let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
         columns.push((k, results(&m, &sink)));
     }

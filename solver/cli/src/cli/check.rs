@@ -3,7 +3,6 @@
 use super::{auto_note, exit, BackendArg, CheckArgs, CliError};
 use fdtd::backend::{gpu, Auto, Backend, BackendChoice, BackendError, BackendOptions, Engine, Target};
 use fdtd::fmt::{hz, lengths, point, si, sig, thousands};
-use fdtd::model::Model;
 use fdtd::plan::human_bytes;
 use fdtd::scene::{Boundaries, Boundary, MaterialKind, Scene, SourceKind};
 use fdtd::session::{self, SceneSource};
@@ -24,7 +23,7 @@ impl Engine for GpuWithInfo {
         BackendChoice::Gpu
     }
 
-    fn plan(&self, model: &Model, opts: &BackendOptions) -> Result<Target, BackendError> {
+    fn plan(&self, model: &fdtd_core::Simulation, opts: &BackendOptions) -> Result<Target, BackendError> {
         let (plan, info) = gpu::plan(model, opts)?;
         let target = Target {
             plan,
@@ -35,7 +34,11 @@ impl Engine for GpuWithInfo {
         Ok(target)
     }
 
-    fn create(&self, model: Arc<Model>, opts: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(
+        &self,
+        model: Arc<fdtd_core::Simulation>,
+        opts: &BackendOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
         gpu::GpuEngine.create(model, opts)
     }
 }
@@ -56,7 +59,7 @@ fn boundary(b: &Boundary) -> String {
     }
 }
 
-fn print_report(scene: &Scene, model: &Model) {
+fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
     let g = &model.grid;
     outln!("scene      {}: valid", scene.path.display());
     outln!(
@@ -296,6 +299,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         a.backend.backend != BackendArg::Gpu,
     )
     .map_err(|e| fail(&e))?;
+    let model = fdtd_core::Simulation::standard(model);
     let g = &model.grid;
     let mut warnings = session::scene_warnings(&scene, &model);
     warnings.extend(session::resolution_warning(&model));
@@ -432,6 +436,7 @@ fn check_one(path: &Path, a: &CheckArgs) -> Result<(), CliError> {
     let fail = |e: &session::SessionError| CliError::session(e, None);
     let source = SceneSource::Path(path.to_path_buf());
     let (scene, model) = session::load(&source, a.backend.backend != BackendArg::Gpu).map_err(|e| fail(&e))?;
+    let model = fdtd_core::Simulation::standard(model);
     print_report(&scene, &model);
     if a.schedule {
         outln!("step (in order; index ranges are half-open lo..hi per axis)");

@@ -265,7 +265,7 @@ fn gpu_budget(p: &Planned, a: &BackendArgs) -> Option<u64> {
         .min_by_key(|v| v.entry.memory)?;
     let scene = v.variant.scene.as_ref().ok()?.clone();
     let (_, model) = fdtd::session::load(&SceneSource::Scene(Box::new(scene)), false).ok()?;
-    let (_, info) = fdtd::backend::gpu::plan(&model, &a.options()).ok()?;
+    let (_, info) = fdtd::backend::gpu::plan(&fdtd_core::Simulation::standard(model), &a.options()).ok()?;
     let fraction = a.gpu_memory_fraction.unwrap_or(0.9);
     info.memory.available().map(|b| (b as f64 * fraction) as u64)
 }

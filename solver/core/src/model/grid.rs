@@ -3,6 +3,11 @@ use crate::scene::TimeEnd;
 use crate::C0;
 
 /// The Yee grid: `n` cells of size `d`, time step `dt`, `steps` steps.
+/// Half-open index range `lo..hi` along one axis.
+pub type Range = (usize, usize);
+/// Half-open index box, per axis.
+pub type Box3 = [Range; 3];
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grid {
     pub n: [usize; 3],

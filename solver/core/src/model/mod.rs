@@ -10,13 +10,12 @@ mod points;
 pub mod thin;
 
 pub use cpml::{CpmlLayer, Profile};
-pub use grid::Grid;
+pub use grid::{Box3, Grid, Range};
 pub use lumped::{LumpedModel, PortModel};
 pub use materials::{paint as cell_materials, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
 use crate::scene::{Boundary, Scene};
-use crate::schedule::Schedule;
 use thiserror::Error;
 
 /// Boundary kind of one face, as the kernels see it. CPML faces are PEC-backed;
@@ -72,8 +71,6 @@ pub struct Model {
     pub drive_each: bool,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
-    /// What one step does, with every range (built last, from everything above).
-    pub schedule: Schedule,
 }
 
 #[derive(Debug, Error)]
@@ -108,8 +105,7 @@ pub enum ModelError {
 }
 
 impl Model {
-    /// This model's small parts (faces, coefficients, CPML layers, sources, probes, the
-    /// schedule) on a grid of `n` cells of size `d`, without material arrays or
+    /// This model's small parts (faces, coefficients, CPML layers, sources, probes) on a grid of `n` cells of size `d`, without material arrays or
     /// snapshots: what the memory plans need to size a run of another grid, so that
     /// "what would fit" comes from the same plan as the refusal. Not runnable.
     pub fn resized_for_plan(&self, n: [usize; 3], d: [f64; 3]) -> Model {
@@ -134,7 +130,6 @@ impl Model {
             decay_db: self.decay_db,
             drive_each: self.drive_each,
             resolution: self.resolution,
-            schedule: self.schedule.clone(),
         }
     }
 
@@ -189,7 +184,7 @@ impl Model {
         let snapshots = points::snapshots(scene, &grid);
         let monitors = crate::monitors::build(scene, &grid)?;
         let resolution = materials::resolution(scene, &grid);
-        let mut model = Model {
+        let model = Model {
             grid,
             faces,
             coefs,
@@ -206,9 +201,7 @@ impl Model {
             decay_db: scene.decay_db(),
             drive_each: scene.drive_each,
             resolution,
-            schedule: Schedule::default(),
         };
-        model.schedule = Schedule::build(&model, crate::passes::standard(&model));
         Ok(model)
     }
 

@@ -265,7 +265,8 @@ l = 2e-9
     assert_relative_eq!(sig, d / (200.0 * d * d), max_relative = 1e-12);
     assert_relative_eq!(eps, 1.0 + 1e-12 * d / (crate::EPS0 * d * d), max_relative = 1e-12);
     assert_relative_eq!(l.l_coef.unwrap() as f64, (m.grid.dt * d / (2e-9 * d * d)) as f32 as f64);
-    let names: Vec<&str> = m.schedule.passes.iter().map(|p| p.pass.name()).collect();
+    let sim = crate::Simulation::standard(m.clone());
+    let names: Vec<&str> = sim.schedule.passes.iter().map(|p| p.pass.name()).collect();
     assert_eq!(names, ["sources_e", "lumped_l", "ports"]);
     assert_eq!(m.decay_db, Some(crate::scene::DEFAULT_DECAY_DB));
 }

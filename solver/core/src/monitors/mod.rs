@@ -1,6 +1,6 @@
 //! Frequency-domain monitors on the grid: the scene's `[[monitors]]` (DFT planes and
 //! boxes, power flux through a plane or a closed box) and `[[farfield]]` boxes, snapped
-//! to blocks of Yee samples, each accumulated during the run by one [`dft::Dft`] pass
+//! to blocks of Yee samples, each accumulated during the run by one [`crate::passes::dft::Dft`] pass
 //! (state `<pass>/re`, `<pass>/im`), and turned into results after the last step by
 //! [`post`].
 //!
@@ -17,7 +17,6 @@
 //! `Waveform::max_frequency`). The fields are band-limited to that band, so the sum of
 //! the decimated samples times every·dt is the same transform (the aliased content lies
 //! above (OVERSAMPLING − 1)·f_max, where the sources put nothing).
-pub mod dft;
 pub mod post;
 
 use crate::model::{Grid, ModelError};
@@ -154,7 +153,7 @@ impl Monitor {
             self.name,
             self.records(),
             self.every,
-            crate::plan::human_bytes(self.state_bytes())
+            crate::fmt::human_bytes(self.state_bytes())
         )
     }
 }

@@ -1,5 +1,5 @@
-use super::dft::{angle, phases};
 use super::*;
+use crate::passes::dft::{angle, phases};
 use crate::scene::TimeEnd;
 use num_complex::Complex64;
 use std::f64::consts::{PI, TAU};

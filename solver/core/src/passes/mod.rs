@@ -1,5 +1,6 @@
 //! The passes every model gets from its scene: point sources and probes. Each lives in
 //! its own file with its CPU code, and its WGSL kernel in `shaders/passes/`.
+pub mod dft;
 pub mod lumped;
 pub mod probes;
 pub mod sources;
@@ -27,7 +28,7 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     }
     // Frequency-domain monitors: one DFT pass each, after the probes (end of step).
     for m in &model.monitors {
-        out.push(Arc::new(crate::monitors::dft::Dft::new(model, m)));
+        out.push(Arc::new(dft::Dft::new(model, m)));
     }
     if let Some(p) = lumped::port_sampler(model) {
         out.push(Arc::new(p));

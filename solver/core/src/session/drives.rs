@@ -12,12 +12,13 @@
 //! kept. No checkpoint is written during these drives: a resumed run repeats them all
 //! (see [`super::Prepared::run`]), so that a matrix is never assembled from drives of
 //! different runs.
-use super::{emit, Events, ProgressFn, SessionEvent};
+use super::{emit, Events, PassFactory, ProgressFn, SessionEvent};
 use crate::backend::{BackendError, BackendOptions, Engine};
 use crate::model::Model;
 use crate::results::PortResult;
 use crate::runner::{self, MemorySink, Outcome, ProgressInfo, RunError, RunOptions, RunSummary};
 use crate::scene::Scene;
+use crate::Simulation;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub struct Context<'a> {
     pub chunk: usize,
     pub stop: Option<Arc<AtomicBool>>,
     pub events: &'a Option<Events>,
+    /// The passes the run request adds: every drive runs the same physics.
+    pub extra_passes: &'a [PassFactory],
 }
 
 /// Run the drives of `ports` (indices, in order) after the first of `count` drives.
@@ -80,10 +83,10 @@ pub fn run(cx: &Context, ports: &[usize], count: usize, progress: Option<&mut Pr
             error,
             saved: None,
         };
-        let model = Arc::new(
-            Model::discretize(&scene)
-                .map_err(|e| fail(BackendError::Unsupported(format!("drive of port {name}: {e}"))))?,
-        );
+        let model = Model::discretize(&scene)
+            .map_err(|e| fail(BackendError::Unsupported(format!("drive of port {name}: {e}"))))?;
+        let extra = cx.extra_passes.iter().map(|f| f(&model)).collect();
+        let model = Arc::new(Simulation::with_passes(model, extra));
         let mut backend = cx.engine.create(model.clone(), cx.options).map_err(fail)?;
         let mut sink = MemorySink::new(&model);
         let opts = RunOptions {

@@ -48,10 +48,12 @@ use crate::backend::{self, Auto, Backend, BackendChoice, BackendError, BackendOp
 use crate::checkpoint::Owner;
 use crate::fmt::{hz, si, sig};
 use crate::model::Model;
+use crate::pass::Pass;
 use crate::plan::Plan;
 use crate::results::RunResults;
 use crate::runner::{self, CheckpointOptions, EventSink, Fault, Outcome, RunError, RunEvent, RunOptions, RunSummary};
 use crate::scene::{Scene, SceneError};
+use crate::simulation::Simulation;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -194,7 +196,15 @@ pub struct RunRequest {
     pub fault: Option<Fault>,
     pub events: Option<Events>,
     pub progress: Option<ProgressFn>,
+    /// Passes added to the scene's own ([`crate::passes::standard`]), each built from the
+    /// discretised model and run after the scene's passes of its hook: how a front end
+    /// or a test adds physics without touching `Model`. They join the checkpoint
+    /// fingerprint and (their state) the checkpoint layout.
+    pub extra_passes: Vec<PassFactory>,
 }
+
+/// Builds one extra pass of a run from its model ([`RunRequest::extra_passes`]).
+pub type PassFactory = Arc<dyn Fn(&Model) -> Arc<dyn Pass> + Send + Sync>;
 
 impl RunRequest {
     /// A run of `scene` with the defaults: `auto` backend, chunks of [`DEFAULT_CHUNK`],
@@ -215,6 +225,7 @@ impl RunRequest {
             fault: None,
             events: None,
             progress: None,
+            extra_passes: Vec::new(),
         }
     }
 }
@@ -328,7 +339,7 @@ pub struct BackendPlan {
 
 impl BackendPlan {
     /// Refuse a plan whose host side exceeds the available RAM.
-    pub fn require_ram(&self, model: &Model) -> Result<(), SessionError> {
+    pub fn require_ram(&self, model: &Simulation) -> Result<(), SessionError> {
         match self.ram.and_then(|r| r.does_not_fit(model)) {
             Some(fit) => Err(SessionError::RamDoesNotFit(fit)),
             None => Ok(()),
@@ -339,7 +350,7 @@ impl BackendPlan {
 /// The host side of a run on `engine` (whose plan is `t`), against what this process
 /// may use: the RAM still available plus what it already holds (the model is allocated
 /// by now, and counted in the plan).
-fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
+fn host_check(model: &Simulation, kind: BackendChoice, t: &Target, chunk: usize, state_copy: bool) -> (Plan, RamCheck) {
     let (state, backend) = match kind {
         BackendChoice::Cpu => (StateIn::Ram, Some(t.plan.clone())),
         _ => (
@@ -367,7 +378,7 @@ fn host_check(model: &Model, kind: BackendChoice, t: &Target, chunk: usize, stat
 /// The CPU engine's plan plus the run's host needs, against the available RAM.
 fn cpu_plan(
     engine: &dyn Engine,
-    model: &Model,
+    model: &Simulation,
     opts: &BackendOptions,
     chunk: usize,
     state_copy: bool,
@@ -393,7 +404,7 @@ fn cpu_plan(
 /// state (it writes or resumes checkpoints).
 pub fn plan_backend(
     engines: &[&dyn Engine],
-    model: &Model,
+    model: &Simulation,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
@@ -435,7 +446,7 @@ pub fn plan_backend(
 /// host plan's total for the backend built.
 pub fn create_backend(
     engines: &[&dyn Engine],
-    model: &Arc<Model>,
+    model: &Arc<Simulation>,
     choice: BackendChoice,
     opts: &BackendOptions,
     chunk: usize,
@@ -568,7 +579,7 @@ pub fn resume_advice(checkpoints: &CheckpointPolicy) -> ResumeAdvice {
 pub struct Session {
     request: RunRequest,
     scene: Scene,
-    model: Arc<Model>,
+    model: Arc<Simulation>,
 }
 
 impl Session {
@@ -581,11 +592,14 @@ impl Session {
             request.backend != BackendChoice::Gpu,
             request.drive_each,
         )?;
+        // The step's program: the scene's passes, then those the request adds.
+        let extra = request.extra_passes.iter().map(|f| f(&model)).collect();
+        let sim = Simulation::with_passes(model, extra);
         not_stopped(&request)?;
         Ok(Session {
             request,
             scene,
-            model: Arc::new(model),
+            model: Arc::new(sim),
         })
     }
 
@@ -597,7 +611,7 @@ impl Session {
         &self.scene
     }
 
-    pub fn model(&self) -> &Arc<Model> {
+    pub fn model(&self) -> &Arc<Simulation> {
         &self.model
     }
 
@@ -780,7 +794,7 @@ pub struct Prepared<'e> {
     /// The engine of the backend (a run that drives each port builds one per drive).
     engine: &'e dyn Engine,
     request: RunRequest,
-    model: Arc<Model>,
+    model: Arc<Simulation>,
     out: PathBuf,
     checkpoints: CheckpointPolicy,
     fingerprint: u64,
@@ -799,7 +813,7 @@ pub struct Prepared<'e> {
 }
 
 impl Prepared<'_> {
-    pub fn model(&self) -> &Arc<Model> {
+    pub fn model(&self) -> &Arc<Simulation> {
         &self.model
     }
 
@@ -1008,6 +1022,7 @@ impl Prepared<'_> {
                 chunk: request.chunk,
                 stop: request.stop.clone(),
                 events: &events,
+                extra_passes: &request.extra_passes,
             };
             match drives::run(&cx, &order[1..], count, progress.as_mut()) {
                 Ok(drives::Drives::Done(d)) => further = d,
@@ -1128,7 +1143,7 @@ impl Prepared<'_> {
 /// S-matrix when `further` holds the other drives of a run that drove each port
 /// (driven port, results), which frequencies the run resolves, all written.
 fn finish_results(
-    model: &Model,
+    model: &Simulation,
     scene: &Scene,
     summary: &RunSummary,
     output: &mut dyn Output,

@@ -6,6 +6,7 @@ use crate::results::RunResults;
 use crate::runner::{Outcome, PortSeries, RunSummary, Sink};
 use crate::scene::Scene;
 pub use crate::session::resources::MemoryReport;
+use crate::simulation::Simulation;
 use std::path::{Path, PathBuf};
 
 /// What kind of failure an output error is (how a front end reports it).
@@ -135,7 +136,7 @@ pub trait OutputFormat {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &Simulation,
         backend: &str,
         force: bool,
     ) -> Result<Box<dyn Output>, OutputFailure>;
@@ -144,7 +145,7 @@ pub trait OutputFormat {
         &self,
         path: &Path,
         scene: &Scene,
-        model: &Model,
+        model: &Simulation,
         backend: &str,
         step: usize,
     ) -> Result<Box<dyn Output>, OutputFailure>;

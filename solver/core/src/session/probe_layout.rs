@@ -234,7 +234,7 @@ mod tests {
 
     fn output_memory(m: &Model) -> u64 {
         let p = super::super::resources::host_plan(
-            m,
+            &crate::Simulation::standard(m.clone()),
             super::super::resources::StateIn::Device { in_ram: 0 },
             None,
             &[],

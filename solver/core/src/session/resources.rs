@@ -6,6 +6,7 @@ use crate::fmt::lengths;
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
 use crate::scene::Scene;
+use crate::simulation::Simulation;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -86,7 +87,7 @@ pub enum StateIn {
 /// the whole solver state when one is made (`state_copy`: a checkpoint is written, or
 /// read on resume) and `runtime` ([`runtime_now`]). A run's peak RSS is held to it.
 pub fn host_plan(
-    model: &Model,
+    model: &Simulation,
     state: StateIn,
     backend: Option<Plan>,
     device_host: &[crate::plan::Buffer],
@@ -879,7 +880,15 @@ mod tests {
         assert!(f.host > 1801 * 3601 * 3 * 64, "{f:?}");
         assert!(f.disk > 1801 * 3601 * 3 * 64, "{f:?}");
         // In the host plan, and a plan that does not fit for that reason says so.
-        let plan = host_plan(&model, StateIn::Ram, None, &[], 64, false, 0);
+        let plan = host_plan(
+            &crate::Simulation::standard(model.clone()),
+            StateIn::Ram,
+            None,
+            &[],
+            64,
+            false,
+            0,
+        );
         assert!(plan.total() > many.host, "{plan:?}");
         let msg = RamCheck {
             need: plan.total(),

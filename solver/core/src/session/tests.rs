@@ -18,7 +18,7 @@ fn scene(dir: &Path) -> PathBuf {
 }
 
 /// A backend that keeps nothing: fields stay zero, and every due output sample reads 0.
-struct Idle(Arc<Model>, std::ops::Range<usize>);
+struct Idle(Arc<Simulation>, std::ops::Range<usize>);
 
 impl Backend for Idle {
     fn describe(&self) -> String {
@@ -58,7 +58,7 @@ impl Engine for Fake {
     fn kind(&self) -> BackendChoice {
         self.kind
     }
-    fn plan(&self, model: &Model, _: &BackendOptions) -> Result<Target, BackendError> {
+    fn plan(&self, model: &Simulation, _: &BackendOptions) -> Result<Target, BackendError> {
         if let Some(why) = self.fail {
             return Err(BackendError::NoDevice(why.into()));
         }
@@ -68,7 +68,7 @@ impl Engine for Fake {
             software: self.software,
         })
     }
-    fn create(&self, model: Arc<Model>, _: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
+    fn create(&self, model: Arc<Simulation>, _: &BackendOptions) -> Result<Box<dyn Backend>, BackendError> {
         Ok(Box::new(Idle(model, 0..0)))
     }
 }
@@ -159,7 +159,7 @@ impl OutputFormat for Memory {
         &self,
         path: &Path,
         _: &Scene,
-        _: &Model,
+        _: &Simulation,
         backend: &str,
         _: bool,
     ) -> Result<Box<dyn Output>, OutputFailure> {
@@ -174,7 +174,14 @@ impl OutputFormat for Memory {
             files: self.0.clone(),
         }))
     }
-    fn resume(&self, path: &Path, _: &Scene, _: &Model, _: &str, _: usize) -> Result<Box<dyn Output>, OutputFailure> {
+    fn resume(
+        &self,
+        path: &Path,
+        _: &Scene,
+        _: &Simulation,
+        _: &str,
+        _: usize,
+    ) -> Result<Box<dyn Output>, OutputFailure> {
         Err(OutputFailure::new(
             OutputErrorKind::BadInput,
             format!("{}: cannot resume", path.display()),
@@ -262,6 +269,7 @@ fn output_prechecks() {
 fn auto_passes_over_an_unusable_or_software_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
+    let model = Simulation::standard(model);
     let opts = BackendOptions::default();
     let plan = |gpu: &Fake| plan_backend(&[&CPU, gpu], &model, BackendChoice::Auto, &opts, 64, true).unwrap();
     let usable = Fake {
@@ -485,7 +493,7 @@ fn a_failed_run_closes_its_output_as_failed() {
 fn a_software_gpu_asked_for_is_used_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = load(&SceneSource::Path(scene(dir.path())), true).unwrap();
-    let model = Arc::new(model);
+    let model = Arc::new(Simulation::standard(model));
     let opts = BackendOptions::default();
     let software = Fake {
         kind: BackendChoice::Gpu,
@@ -513,4 +521,62 @@ fn a_software_gpu_asked_for_is_used_with_a_warning() {
         .unwrap()
         .0;
     assert_eq!((c.kind, c.software), (BackendChoice::Cpu, None));
+}
+
+/// A pass a run request adds: no state, nothing to do (it only has to be scheduled).
+#[derive(Debug)]
+struct Extra(Vec<crate::pass::Entry>);
+
+impl crate::pass::Pass for Extra {
+    fn name(&self) -> &str {
+        "extra"
+    }
+    fn describe(&self) -> String {
+        format!("{} entries", self.0.len())
+    }
+    fn hook(&self) -> crate::pass::Hook {
+        self.0[0].hook
+    }
+    fn entries(&self) -> Vec<crate::pass::Entry> {
+        self.0.clone()
+    }
+    fn state(&self) -> Vec<crate::state::ArraySpec> {
+        vec![crate::state::ArraySpec::new("s", [2, 1, 1])]
+    }
+    fn host(&self, _: &mut crate::pass::HostCtx<'_>) {}
+    fn device(&self) -> crate::pass::DevicePass {
+        unreachable!("not run on a GPU here")
+    }
+}
+
+#[test]
+fn a_run_request_adds_passes_without_touching_the_model() {
+    use crate::pass::{Entry, Hook, Scope};
+    use crate::schedule::Stage;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = Session::load(RunRequest::new(scene(dir.path()))).unwrap();
+    let mut req = RunRequest::new(scene(dir.path()));
+    req.extra_passes.push(Arc::new(|_: &Model| {
+        Arc::new(Extra(vec![
+            Entry::main(Hook::AfterH),
+            Entry::new(Hook::BeforeE, "b", Scope::Once),
+        ])) as Arc<dyn Pass>
+    }));
+    let with = Session::load(req).unwrap();
+    let (a, b) = (&plain.model().schedule, &with.model().schedule);
+    assert_eq!(b.passes.len(), a.passes.len() + 1);
+    assert_eq!(b.passes.last().unwrap().pass.name(), "extra");
+    // Its state joins the table (so checkpoints carry it) and its entries the stages.
+    assert_eq!(b.state.len(), a.state.len() + 1);
+    assert_eq!(b.state.last().unwrap().name, "extra/s");
+    assert!(b.stages.contains(&Stage::Hook(Hook::BeforeE)) && !a.stages.contains(&Stage::Hook(Hook::BeforeE)));
+    // The same scene with another pass is another run: a checkpoint of one does not
+    // continue the other.
+    let s = plain.scene();
+    assert_ne!(
+        runner::fingerprint(s, plain.model()),
+        runner::fingerprint(s, with.model())
+    );
+    let h = crate::checkpoint::Header::new(with.model(), 0, 0, 0);
+    assert_eq!(h.arrays.last().unwrap().0, "extra/s");
 }

@@ -336,7 +336,7 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  [ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n\
                  [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
-    let model = fdtd_core::model::Model::discretize(&scene).expect("test model");
+    let model = fdtd_core::Simulation::standard(fdtd_core::model::Model::discretize(&scene).expect("test model"));
     assert!(
         model.schedule.passes.len() >= 5,
         "sources, probes, the monitor, the port sampler and inductors are passes"

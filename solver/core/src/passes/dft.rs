@@ -23,8 +23,8 @@
 //! Both backends evaluate the same f32 expressions (cos/sin of an angle in [−π, π), one
 //! multiply and one add per term, records summed in step order), so their states agree
 //! to rounding (tested: `validation/tests/monitors.rs`).
-use super::{Block, Monitor};
 use crate::model::Model;
+use crate::monitors::{Block, Monitor};
 use crate::pass::{due, DevicePass, Hook, HostCtx, Pass, Record};
 use crate::state::ArraySpec;
 use rayon::prelude::*;
