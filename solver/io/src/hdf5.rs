@@ -1059,11 +1059,13 @@ impl Hdf5Sink {
                 .tables
                 .tables
                 .iter()
+                .take(LISTED_PROBES)
                 .map(|t| t.group.trim_start_matches("/probes/"))
                 .collect();
+            // Bounded like the names: 10 000 distinct `every` are 10 000 tables.
             v.push(format!(
                 "/probes (tables {}): {}",
-                groups.join(", "),
+                listed(&groups, self.tables.tables.len()),
                 listed(&self.tables.first_names, self.tables.probes)
             ));
         }
