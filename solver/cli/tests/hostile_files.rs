@@ -859,7 +859,8 @@ fn a_file_libhdf5_loops_on_ends_at_the_read_deadline() {
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
         assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
         assert!(
-            stderr.contains("loops.h5: reading its attributes and layout: the HDF5 library did not return within 2.0 s"),
+            stderr
+                .contains("loops.h5: reading its attributes and layout: the HDF5 library did not return within 2.0 s"),
             "{args:?}: {stderr}"
         );
     }

@@ -125,12 +125,21 @@ fn probe_tables_of_distinct_every_are_planned_at_their_real_cost() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("every.toml"), distinct_every_scene()).unwrap();
 
-    let out = fdtd(dir.path(), &["run", "every.toml", "--backend", "cpu", "--no-checkpoint", "-q"]);
+    let out = fdtd(
+        dir.path(),
+        &["run", "every.toml", "--backend", "cpu", "--no-checkpoint", "-q"],
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     // The summary lists a few tables, not 10 000.
-    let summary = stdout.lines().find(|l| l.starts_with("complete:")).expect("a summary line");
-    assert!(summary.contains("every_8 and 9992 more") && summary.len() < 400, "{summary}");
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("complete:"))
+        .expect("a summary line");
+    assert!(
+        summary.contains("every_8 and 9992 more") && summary.len() < 400,
+        "{summary}"
+    );
     let f = hdf5::File::open(dir.path().join("every.h5")).unwrap();
     let planned = u64_attr(&f, "host_planned_bytes") as f64;
     let peak = u64_attr(&f, "host_peak_bytes") as f64;
@@ -143,7 +152,15 @@ fn probe_tables_of_distinct_every_are_planned_at_their_real_cost() {
     // With less memory than that: refused (exit 4) naming the probes and what would
     // fit; coarser cells would not.
     let out = Command::new(BIN)
-        .args(["run", "every.toml", "--backend", "cpu", "--no-checkpoint", "-o", "small.h5"])
+        .args([
+            "run",
+            "every.toml",
+            "--backend",
+            "cpu",
+            "--no-checkpoint",
+            "-o",
+            "small.h5",
+        ])
         .current_dir(dir.path())
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .env("FDTD_RAM_LIMIT", "300M")

@@ -459,7 +459,12 @@ fn a_kill_while_the_results_are_written_leaves_a_file_that_resume_completes() {
         assert!(d.join("a.h5.ckpt").exists() || finished, "delay {delay_ms} ms");
         let info = fdtd(d, &["info", "a.h5"]);
         let info_out = text(&info.stdout);
-        assert_eq!(info.status.code(), Some(0), "delay {delay_ms} ms: {info_out}{}", text(&info.stderr));
+        assert_eq!(
+            info.status.code(),
+            Some(0),
+            "delay {delay_ms} ms: {info_out}{}",
+            text(&info.stderr)
+        );
         let status = root_str(&d.join("a.h5"), "status");
         if status == "complete" {
             // The kill came after the file was closed: nothing to resume.

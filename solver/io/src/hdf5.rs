@@ -1081,7 +1081,12 @@ impl Hdf5Sink {
             v.push(format!("/monitors: {}", self.results.join(", ")));
         }
         if !self.ports.names.is_empty() {
-            v.push(format!("/ports: {}", self.ports.names.join(", ")));
+            // Bounded like the probes: a run of 1000 ports named all of them.
+            let names = &self.ports.names;
+            v.push(format!(
+                "/ports: {}",
+                listed(&names[..names.len().min(LISTED_PROBES)], names.len())
+            ));
         }
         v
     }

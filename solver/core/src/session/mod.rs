@@ -243,7 +243,7 @@ pub fn load(source: &SceneSource, cpu: bool) -> Result<(Scene, Model), SessionEr
                 need,
                 available,
                 results: 0,
-                probes: resources::ProbeCost::default(),
+                probes: Box::default(),
             };
             return Err(SessionError::GridTooLarge { path, fit });
         }

@@ -293,8 +293,8 @@ pub fn table_memory(model: &Model, chunk: usize) -> TableMemory {
             .map(|&i| model.probes[i].samples.len() as u64 * model.probes[i].name.len() as u64)
             .sum();
         let comps = || t.probes.iter().flat_map(|&i| model.probes[i].samples.iter());
-        let times = comps().any(|s| s.component.is_electric()) as u64
-            + comps().any(|s| !s.component.is_electric()) as u64;
+        let times =
+            comps().any(|s| s.component.is_electric()) as u64 + comps().any(|s| !s.component.is_electric()) as u64;
         let [cr, cc] = table_chunk(recorded, t.channels);
         let values_cache = ((cr * cc * 4) as u64).min(HDF5_CHUNK_CACHE);
         let time_cache = ((series_chunk(recorded) * 8) as u64).min(HDF5_CHUNK_CACHE);
@@ -512,8 +512,9 @@ pub struct DoesNotFit {
     /// Of `need`, what the end of the run takes ([`results_cost`]): when it alone does
     /// not fit, coarser cells would not help, and the message says what would.
     pub results: u64,
-    /// Of `need`, what the probes take ([`probe_cost`]): likewise.
-    pub probes: ProbeCost,
+    /// Of `need`, what the probes take ([`probe_cost`]): likewise. (Boxed: errors
+    /// carrying this stay small.)
+    pub probes: Box<ProbeCost>,
 }
 
 /// The host memory of a run's probes, by what drives it, for a refusal that names the
@@ -573,7 +574,7 @@ impl fmt::Display for DoesNotFit {
                 tables,
                 per_table,
                 recorded,
-            } = self.probes;
+            } = *self.probes;
             write!(
                 f,
                 "needs {}, {} available, of which {} for the output of {n} probes",
@@ -662,7 +663,7 @@ impl RamCheck {
             need: self.need,
             available,
             results: results_cost(model).host,
-            probes: probe_cost(model, super::DEFAULT_CHUNK),
+            probes: Box::new(probe_cost(model, super::DEFAULT_CHUNK)),
         })
     }
 }
@@ -1051,7 +1052,7 @@ mod tests {
             need: 8 << 30,
             available: 1 << 30,
             results: 0,
-            probes: ProbeCost::default(),
+            probes: Box::default(),
         }
         .to_string();
         assert!(d.starts_with("needs 8.00 GiB, 1.00 GiB available; cells of "), "{d}");
