@@ -93,7 +93,11 @@ fn num_attr(b: &mut Bytes, loc: &hdf5::Location, name: &str, n: usize) -> H {
     match b.u8() % 6 {
         0 => Ok(()),
         1 => str_attr(loc, name, "12"),
-        2 => loc.new_attr::<u64>().shape(n).create(name)?.write_raw(&vec![b.u8() as u64; n]),
+        2 => loc
+            .new_attr::<u64>()
+            .shape(n)
+            .create(name)?
+            .write_raw(&vec![b.u8() as u64; n]),
         3 => {
             let m = b.len(4);
             loc.new_attr::<f64>().shape(m).create(name)?.write_raw(&b.f64s(m))
@@ -146,7 +150,12 @@ fn build(b: &mut Bytes, path: &std::path::Path) -> H {
     let statuses = ["complete", "running", "failed", "interrupted", "", "complete\0x"];
     str_attr(&f, "status", statuses[b.u8() as usize % statuses.len()])?;
     str_attr(&f, "fdtd_version", "0.1.0")?;
-    let scenes = [SCENE, "", "[domain]\ncell = 0\n", "[domain]\ncell = 1e-9\nsize = [1, 1, 1]\n"];
+    let scenes = [
+        SCENE,
+        "",
+        "[domain]\ncell = 0\n",
+        "[domain]\ncell = 1e-9\nsize = [1, 1, 1]\n",
+    ];
     if b.u8() % 8 != 0 {
         str_attr(&f, "scene", scenes[b.u8() as usize % scenes.len()])?;
     }
