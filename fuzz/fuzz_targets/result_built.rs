@@ -67,13 +67,18 @@ impl Bytes<'_> {
         }
         v
     }
-    /// A shape of `rank` axes (a declared one may be huge).
+    /// A shape of `rank` axes; a declared one may be huge (2²⁰ to 2³⁹ per axis, 2⁴⁰ over
+    /// its huge axes), within what the writer's own element count holds in a usize.
     fn shape(&mut self, rank: usize, huge: bool) -> Vec<usize> {
+        let mut bits = 0u32;
         (0..rank)
             .map(|_| {
-                if huge && self.u8() % 4 == 0 {
-                    1usize << (20 + self.u8() % 20)
+                let e = 20 + (self.u8() % 20) as u32;
+                if huge && self.u8() % 4 == 0 && bits + e <= 40 {
+                    bits += e;
+                    1usize << e
                 } else {
+                    bits += 5;
                     self.len(24)
                 }
             })
