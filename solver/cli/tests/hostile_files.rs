@@ -797,3 +797,71 @@ fn plot_does_not_write_through_planted_links() {
     assert!(linked.stderr.contains("is a symbolic link"), "{}", linked.stderr);
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), names.len());
 }
+
+/// Seeds of the `result_file` fuzz target (`fuzz/fuzz_targets/result_file.rs`): every
+/// hostile file of [`cases`] of at most 100 000 bytes (the campaign's `-max_len`),
+/// written to `$FDTD_FUZZ_SEEDS` (`scripts/fuzz-result-seeds.sh` runs it; the files are
+/// not committed: tens of kilobytes each).
+#[test]
+#[ignore = "writes the fuzz seeds; run by scripts/fuzz-result-seeds.sh"]
+fn write_fuzz_seeds() {
+    let out = std::path::PathBuf::from(std::env::var_os("FDTD_FUZZ_SEEDS").expect("FDTD_FUZZ_SEEDS=DIR"));
+    std::fs::create_dir_all(&out).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut kept = 0;
+    for (k, (name, spec)) in cases().into_iter().enumerate() {
+        let path = tmp.path().join(format!("c{k}.h5"));
+        write(&spec, &path);
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes.len() <= 100_000 {
+            std::fs::write(out.join(format!("hostile-{k:02}.h5")), &bytes).unwrap();
+            kept += 1;
+        } else {
+            println!("left out: {name} ({} bytes)", bytes.len());
+        }
+    }
+    assert!(kept > 40, "{kept} seeds");
+    println!("{kept} seeds in {}", out.display());
+}
+
+/// A 36 KB file found by the `result_file` fuzz target (a mutation of the valid base
+/// file) on which libhdf5 1.10 loops for ever in `H5HG_read` while `ResultFile::open`
+/// reads a string attribute: `info` and `plot` give each read a deadline
+/// (`FDTD_READ_TIMEOUT`, 120 s by default; 2 s here) and end with exit 2 naming the file,
+/// where they used to spin until killed.
+#[test]
+fn a_file_libhdf5_loops_on_ends_at_the_read_deadline() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/libhdf5-loops.h5");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&data, dir.path().join("loops.h5")).unwrap();
+    for args in [&["info", "loops.h5"][..], &["plot", "loops.h5", "-o", "p"][..]] {
+        let mut child = std::process::Command::new(BIN)
+            .args(args)
+            .current_dir(dir.path())
+            .env("FDTD_READ_TIMEOUT", "2")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A guard against the loop itself: the deadline ends it long before this.
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed().as_secs() > 60 {
+                child.kill().unwrap();
+                panic!("{args:?} still runs after 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr
+                .contains("loops.h5: reading its attributes and layout: the HDF5 library did not return within 2.0 s"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -385,3 +385,170 @@ fn a_stop_right_after_set_up_leaves_a_resumable_run() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_same_results(refdir.path(), d);
 }
+
+/// 300 ports across a one-cell-thin PEC box (port 0 driven, the rest matched loads),
+/// 41 frequencies: the end criterion stops it after about 1440 steps, and writing the
+/// results (1800 port datasets, a 31 MB `.s300p`) takes about 1.5 s after the checkpoint
+/// of the last step.
+fn many_ports() -> String {
+    let mut s = String::from(
+        "[domain]\ncell = 1e-3\ncells = [40, 40, 1]\n[time]\nsteps = 8000\n[boundaries]\nall = \"pec\"\n\
+         [frequencies]\nstart = 100e6\nstop = 1e9\npoints = 41\n",
+    );
+    for k in 0..300 {
+        let (i, j) = (k / 39 + 1, k % 39 + 1);
+        s.push_str(&format!(
+            "[[ports]]\nname = \"p{k}\"\nstart = [{i}e-3, {j}e-3, 0]\nend = [{i}e-3, {j}e-3, 1e-3]\n"
+        ));
+        if k == 0 {
+            s.push_str("excite = true\n[ports.waveform]\ntype = \"gaussian\"\nfrequency = 1e9\n");
+        }
+    }
+    s
+}
+
+/// Issue 19, item 3: a kill while 1000 ports' results were written left the root
+/// attributes with a bad checksum ("not an fdtd result", `--resume` failed). The run is
+/// killed (SIGKILL) at several moments after its progress log reports the checkpoint of
+/// the last step (written before any result): the file must read (`info`, status
+/// `running`) and `--resume` must write results bit-identical to an uninterrupted run's.
+#[test]
+fn a_kill_while_the_results_are_written_leaves_a_file_that_resume_completes() {
+    use std::io::BufRead;
+    let scene = many_ports();
+    let refdir = setup(&[("s.toml", &scene)]);
+    let args = ["run", "s.toml", "--backend", "cpu", "-o", "a.h5"];
+    let out = fdtd(refdir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut landed = 0;
+    for delay_ms in [0u64, 150, 400, 900] {
+        let dir = setup(&[("s.toml", &scene)]);
+        let d = dir.path();
+        let mut child = {
+            let _g = fork_lock();
+            cmd(d, &args)
+                .env("FDTD_PROGRESS_EVERY", "0.2")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        // The checkpoint of the last step is logged before anything is computed. The log
+        // is read to its end on a thread of its own, so the run never waits on the pipe.
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut log = String::new();
+            for l in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if l.starts_with("checkpoint at step") && !l.contains("at step 0:") {
+                    let _ = tx.send(());
+                }
+                log.push_str(&l);
+                log.push('\n');
+            }
+            log
+        });
+        if rx.recv().is_err() {
+            panic!("no checkpoint logged:\n{}", reader.join().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let finished = child.try_wait().unwrap().is_some();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        reader.join().unwrap();
+        assert!(d.join("a.h5.ckpt").exists() || finished, "delay {delay_ms} ms");
+        let info = fdtd(d, &["info", "a.h5"]);
+        let info_out = text(&info.stdout);
+        assert_eq!(
+            info.status.code(),
+            Some(0),
+            "delay {delay_ms} ms: {info_out}{}",
+            text(&info.stderr)
+        );
+        let status = root_str(&d.join("a.h5"), "status");
+        if status == "complete" {
+            // The kill came after the file was closed: nothing to resume.
+            continue;
+        }
+        landed += 1;
+        assert_eq!(status, "running", "delay {delay_ms} ms");
+        assert!(info_out.contains("status     running"), "{info_out}");
+        let mut resume = args.to_vec();
+        resume.push("--resume");
+        let out = fdtd(d, &resume);
+        assert_eq!(out.status.code(), Some(0), "delay {delay_ms} ms: {}", text(&out.stderr));
+        assert_eq!(root_str(&d.join("a.h5"), "status"), "complete");
+        for p in ["p0", "p1", "p150", "p299"] {
+            for q in ["V", "I", "S", "Z"] {
+                let ds = format!("/ports/{p}/{q}");
+                assert_eq!(
+                    bits(&refdir.path().join("a.h5"), &ds),
+                    bits(&d.join("a.h5"), &ds),
+                    "{ds} differs (kill {delay_ms} ms after the checkpoint)"
+                );
+            }
+        }
+        assert_eq!(
+            touchstone_data(&refdir.path().join("a.s300p")),
+            touchstone_data(&d.join("a.s300p"))
+        );
+        assert_eq!(
+            std::fs::read(refdir.path().join("a_ports.csv")).unwrap(),
+            std::fs::read(d.join("a_ports.csv")).unwrap()
+        );
+    }
+    // The first kill follows the log line at once, seconds before the file is closed.
+    assert!(landed >= 1, "no kill landed while the results were written");
+}
+
+/// Issue 19, item 16, with a real signal: SIGTERM sent the moment the output file
+/// appears (set-up is creating it, or the first steps run). Whatever step it lands at:
+/// exit 130, status `interrupted`, a checkpoint of that step (step 0 when no chunk had
+/// ended: before issue 19 there was none and `--resume` was refused), and `--resume`
+/// completes with the results of an uninterrupted run, bit for bit.
+#[test]
+fn a_real_sigterm_right_after_set_up_leaves_a_resumable_run() {
+    let refdir = reference();
+    for attempt in 0..3 {
+        let dir = setup(&[("s.toml", PORT)]);
+        let d = dir.path();
+        let args = ["run", "s.toml", "--backend", "cpu", "-o", "a.h5"];
+        let child = {
+            let _g = fork_lock();
+            cmd(d, &args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let h5 = d.join("a.h5");
+        let t0 = std::time::Instant::now();
+        while !h5.exists() {
+            assert!(t0.elapsed().as_secs() < 60, "the run did not start");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let kill = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = child.wait_with_output().unwrap();
+        let (so, se) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(130), "attempt {attempt}: {so}\n{se}");
+        assert!(se.contains("--resume"), "{se}");
+        assert_eq!(root_str(&h5, "status"), "interrupted");
+        assert!(d.join("a.h5.ckpt").exists(), "no checkpoint: {se}");
+        let done = {
+            let _g = fork_lock();
+            let f = hdf5::File::open(&h5).unwrap();
+            f.attr("steps_done").unwrap().read_scalar::<u64>().unwrap()
+        };
+        eprintln!("attempt {attempt}: SIGTERM landed at step {done}");
+        let mut resume = args.to_vec();
+        resume.push("--resume");
+        let out = fdtd(d, &resume);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(root_str(&h5, "status"), "complete");
+        assert_same_results(refdir.path(), d);
+    }
+}

@@ -1059,11 +1059,13 @@ impl Hdf5Sink {
                 .tables
                 .tables
                 .iter()
+                .take(LISTED_PROBES)
                 .map(|t| t.group.trim_start_matches("/probes/"))
                 .collect();
+            // Bounded like the names: 10 000 distinct `every` are 10 000 tables.
             v.push(format!(
                 "/probes (tables {}): {}",
-                groups.join(", "),
+                listed(&groups, self.tables.tables.len()),
                 listed(&self.tables.first_names, self.tables.probes)
             ));
         }
@@ -1079,7 +1081,12 @@ impl Hdf5Sink {
             v.push(format!("/monitors: {}", self.results.join(", ")));
         }
         if !self.ports.names.is_empty() {
-            v.push(format!("/ports: {}", self.ports.names.join(", ")));
+            // Bounded like the probes: a run of 1000 ports named all of them.
+            let names = &self.ports.names;
+            v.push(format!(
+                "/ports: {}",
+                listed(&names[..names.len().min(LISTED_PROBES)], names.len())
+            ));
         }
         v
     }

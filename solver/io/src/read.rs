@@ -383,6 +383,7 @@ impl ResultFile {
     /// (no data yet).
     pub fn open(path: impl AsRef<Path>) -> Result<ResultFile, ReadError> {
         let path = path.as_ref().to_path_buf();
+        let _deadline = deadline::Guard::new(&path, "its attributes and layout");
         let file = File::open(&path).map_err(|source| ReadError::Open {
             path: path.clone(),
             source,
@@ -754,6 +755,7 @@ impl ResultFile {
     /// One probe component's series: (times in s, values). The two have the same length
     /// (the shorter wins if a run stopped between the two writes).
     pub fn probe_series(&self, probe: &str, component: &str) -> Result<(Vec<f64>, Vec<f32>), ReadError> {
+        let _deadline = deadline::Guard::new(&self.path, format!("probe {probe}/{component}"));
         let p = self.probe(probe)?;
         let c = p.components.iter().find(|c| c.name == component).ok_or_else(|| {
             self.missing(
@@ -773,6 +775,7 @@ impl ResultFile {
 
     /// The E times (s) of a snapshot's frames.
     pub fn snapshot_times(&self, snap: &str) -> Result<Vec<f64>, ReadError> {
+        let _deadline = deadline::Guard::new(&self.path, format!("the times of snapshot {snap}"));
         self.snapshot(snap)?;
         self.read(&format!("snapshots/{snap}/time"))
     }
@@ -785,6 +788,7 @@ impl ResultFile {
 
     /// One frame of a snapshot component, C order over its `shape`.
     pub fn snapshot_frame(&self, snap: &str, component: &str, frame: usize) -> Result<Vec<f32>, ReadError> {
+        let _deadline = deadline::Guard::new(&self.path, format!("snapshot {snap}/{component} frame {frame}"));
         let s = self.snapshot(snap)?;
         let c = s.components.iter().find(|c| c.name == component).ok_or_else(|| {
             self.missing(
@@ -826,6 +830,7 @@ impl ResultFile {
     /// One far-field pattern (`directivity_dBi`, `gain_dBi` or `realized_gain_dBi`) at
     /// the far field's `freq_index`-th frequency: values in dBi, `[theta][phi]` flat.
     pub fn farfield_pattern(&self, name: &str, quantity: &str, freq_index: usize) -> Result<Vec<f64>, ReadError> {
+        let _deadline = deadline::Guard::new(&self.path, format!("far field {name}/{quantity}"));
         let f = self.farfield(name)?;
         if !f.patterns.iter().any(|p| p == quantity) {
             return Err(self.missing(
@@ -858,5 +863,94 @@ impl ResultFile {
             .read_slice::<f64, _, ndarray::Ix3>((freq_index..freq_index + 1, 0..nt, 0..np))
             .map_err(self.err(format!("reading /{ds} frequency {freq_index}")))?;
         Ok(arr.iter().copied().collect())
+    }
+}
+
+/// A deadline on each read of a result file, for programs that read untrusted files
+/// (`fdtd info`, `fdtd plot`). libhdf5 1.10 (as Debian and Ubuntu ship it) can loop for
+/// ever inside one call on some damaged files: the `result_file` fuzz target found a
+/// mutated file on which reading a string attribute spins in `H5HG_read` (the global
+/// heap). No error comes back and a call into C cannot be cancelled, so when
+/// [`deadline::watch`] was called, a read that has not returned within the limit ends the
+/// process with a message naming the file (exit 2, as for any damaged file). Without it
+/// (library users, the fuzz targets) reads have no deadline.
+pub mod deadline {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+
+    /// Environment variable: the deadline in seconds instead of the caller's default.
+    pub const ENV: &str = "FDTD_READ_TIMEOUT";
+    /// Exit status of a process whose read ran past the deadline.
+    pub const EXIT: i32 = 2;
+
+    static LIMIT: OnceLock<Duration> = OnceLock::new();
+    static DEPTH: AtomicUsize = AtomicUsize::new(0);
+    /// When the outermost read in progress began, and what it reads.
+    static ACTIVE: Mutex<Option<(Instant, String)>> = Mutex::new(None);
+
+    fn active() -> std::sync::MutexGuard<'static, Option<(Instant, String)>> {
+        ACTIVE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Give every read of a result file from now on `default` (or [`ENV`] seconds) to
+    /// return; a watcher thread ends the process past it. Once per process.
+    pub fn watch(default: Duration) {
+        let limit = std::env::var(ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(1e6)))
+            .unwrap_or(default);
+        if LIMIT.set(limit).is_err() {
+            return;
+        }
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(50).min(limit / 4));
+            if let Some((since, what)) = active().as_ref() {
+                if since.elapsed() > limit {
+                    eprintln!(
+                        "error: {what}: the HDF5 library did not return within {} s; the file is damaged in a way \
+                         that makes libhdf5 loop (no error comes back), so fdtd stops here",
+                        crate::read::secs(limit)
+                    );
+                    std::process::exit(EXIT);
+                }
+            }
+        });
+    }
+
+    /// A read in progress (the outermost one is timed).
+    pub struct Guard {
+        counted: bool,
+    }
+
+    impl Guard {
+        pub fn new(path: &Path, what: impl std::fmt::Display) -> Guard {
+            let counted = LIMIT.get().is_some();
+            if counted && DEPTH.fetch_add(1, Ordering::SeqCst) == 0 {
+                *active() = Some((Instant::now(), format!("{}: reading {what}", path.display())));
+            }
+            Guard { counted }
+        }
+    }
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if self.counted && DEPTH.fetch_sub(1, Ordering::SeqCst) == 1 {
+                *active() = None;
+            }
+        }
+    }
+}
+
+/// A duration in seconds with few digits.
+fn secs(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 10.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
     }
 }

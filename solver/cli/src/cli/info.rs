@@ -214,7 +214,13 @@ fn opt_f(x: f64) -> Value {
     }
 }
 
+/// How long one read of a result file may take in `info` and `plot` before the process
+/// ends (libhdf5 can loop on damaged files: [`fdtd::output::read::deadline`]). The
+/// largest legitimate read is 512 MiB (`READ_LIMIT`), seconds even from a slow disk.
+pub const READ_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
 pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
+    fdtd::output::read::deadline::watch(READ_DEADLINE);
     let f = ResultFile::open(&a.result).map_err(read_err)?;
     let r = &f.run;
     let scene = Scene::parse(&r.scene, &r.scene_path).ok();

@@ -68,6 +68,7 @@ fn written(f: &Figure) {
 }
 
 pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
+    fdtd::output::read::deadline::watch(super::info::READ_DEADLINE);
     let is_scene = a.input.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let stem = a
         .input

@@ -279,6 +279,7 @@ pub fn load_with(source: &SceneSource, cpu: bool, drive_each: bool) -> Result<(S
                 need,
                 available,
                 results: 0,
+                probes: Box::default(),
             };
             return Err(SessionError::GridTooLarge { path, fit });
         }

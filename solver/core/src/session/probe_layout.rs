@@ -256,12 +256,85 @@ mod tests {
         let groups = model(PROBE_TABLE_THRESHOLD);
         assert_eq!(ProbeLayout::of(&groups), ProbeLayout::Groups);
         assert!(output_memory(&groups) >= PROBE_TABLE_THRESHOLD as u64 * 3 * (32 << 10));
-        // Tables: a chunk of rows, one cache and the column metadata: kilobytes per probe.
+        // Tables: a chunk of rows, the caches (up to a chunk each) and the column
+        // metadata: kilobytes per probe.
         let tables = model(3000);
         assert_eq!(ProbeLayout::of(&tables), ProbeLayout::Table);
         let bytes = output_memory(&tables);
-        assert!(bytes >= 3000 * 11 * 4 + (1 << 20), "{bytes}");
+        let chunk = table_chunk(10, 3000);
+        assert!(
+            bytes >= 3000 * 10 * 4 + 3000 * 160 + 2 * (40 << 10) + (chunk[0] * chunk[1] * 4) as u64,
+            "{bytes}"
+        );
         assert!(bytes <= 3000 * 1024 + (2 << 20), "{bytes}");
+    }
+
+    /// A 10³ PEC box, `steps` steps, `n` Ez probes, probe `i` every `every(i)` steps.
+    fn model_every(n: usize, steps: usize, every: impl Fn(usize) -> usize) -> Model {
+        let mut text = format!(
+            "[domain]\ncell = 1e-3\ncells = [10, 10, 10]\n[time]\nsteps = {steps}\n[boundaries]\nall = \"pec\"\n"
+        );
+        for i in 0..n {
+            let (x, y) = (i % 9 + 1, (i / 9) % 9 + 1);
+            text.push_str(&format!(
+                "[[probes]]\nname = \"p{i}\"\nposition = [{x}e-3, {y}e-3, 5e-3]\ncomponents = [\"Ez\"]\nevery = {}\n",
+                every(i)
+            ));
+        }
+        let scene = crate::scene::Scene::parse(&text, "probes.toml").unwrap();
+        Model::discretize(&scene).unwrap()
+    }
+
+    #[test]
+    fn tables_cost_their_open_datasets_and_what_they_record() {
+        use super::super::resources::{probe_cost, probe_staging, table_memory, RamCheck};
+        // 1000 tables of one column (distinct `every`): two open datasets each (values,
+        // time) and caches of a chunk; was 1 MiB + 10 datasets a table (1.4 GiB here).
+        let distinct = model_every(1000, 1000, |i| i + 1);
+        let t = table_memory(&distinct, 64);
+        assert_eq!(t.tables, 1000);
+        assert!(t.per_table >= 1000 * 2 * (40 << 10), "{t:?}");
+        assert!(t.per_table <= 1000 * (2 * (40 << 10) + (40 << 10)), "{t:?}");
+        assert!(t.contents < 1000 * 1024, "{t:?}");
+        // Staging: only the samples due in a chunk (probe i: 64/(i+1)+1 at most, none
+        // past the run).
+        let due: u64 = (1..=1000u64).map(|e| (64 / e + 1).min(1000 / e) * 12).sum();
+        assert_eq!(probe_staging(&distinct, 64), due);
+        let late = model_every(300, 100, |i| 200 + i);
+        assert_eq!(probe_staging(&late, 64), 0, "probes past the run record nothing");
+        // One table of 1000 columns at every step: what it records drives the cost.
+        let one = model_every(1000, 1000, |_| 1);
+        let c = probe_cost(&one, 64);
+        assert_eq!(c.tables, 1);
+        assert!(c.recorded > c.per_table, "{c:?}");
+        assert!(c.recorded >= 64 * 1000 * 12, "{c:?}");
+
+        // Refusals name the probes and the fix, not coarser cells.
+        let refuse = |m: &Model| {
+            // The rest of the run (1 MiB) fits; the probes do not.
+            let probes = probe_cost(m, 64).total();
+            RamCheck {
+                need: probes + (1 << 20),
+                available: Some((1 << 20) + probes / 4),
+            }
+            .does_not_fit(m)
+            .unwrap()
+            .to_string()
+        };
+        let msg = refuse(&distinct);
+        assert!(
+            msg.contains("for the output of 1000 probes (1000 probe tables, one per distinct `every`")
+                && msg.contains("fewer distinct `every` values")
+                && !msg.contains("cells of"),
+            "{msg}"
+        );
+        let msg = refuse(&one);
+        assert!(
+            msg.contains("for the output of 1000 probes (the samples of one chunk")
+                && msg.contains("a larger `every`")
+                && !msg.contains("cells of"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Host resources a run needs, checked before anything large is allocated: RAM (the
 //! grid's lower bound before discretising, the CPU plan before the backend allocates)
 //! and disk space (the output and the checkpoints).
-use super::probe_layout::{probe_bytes, probe_tables, ProbeLayout};
+use super::probe_layout::{probe_bytes, probe_tables, series_chunk, table_chunk, ProbeLayout};
 use crate::fmt::lengths;
 use crate::model::Model;
 use crate::plan::{human_bytes, Plan};
@@ -19,10 +19,9 @@ const HEADROOM: f64 = 0.9;
 pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
     // A chunk never holds more steps than the run.
     let chunk = chunk.clamp(1, model.grid.steps.max(1));
-    let samples: usize = model.probes.iter().map(|p| p.samples.len()).sum();
-    if samples > 0 {
-        // f32 values plus f64 times, per sample, per step of a chunk.
-        p.add("probe staging (one chunk)", (chunk * samples * 12) as u64);
+    let staging = probe_staging(model, chunk);
+    if staging > 0 {
+        p.add("probe staging (the samples due in one chunk)", staging);
     }
     let frame = model
         .snapshots
@@ -38,6 +37,24 @@ pub fn with_staging(mut p: Plan, model: &Model, chunk: usize) -> Plan {
         p.add("source values (one chunk)", sources);
     }
     p
+}
+
+/// Bytes of the probe samples one chunk of `chunk` steps hands to the output: per
+/// probe component, the samples due in the chunk (at most `chunk / every + 1`, and no
+/// more than the run records: a probe whose `every` exceeds the run records nothing), as
+/// f32 values plus f64 times. Both backends hand over only due samples (the GPU's
+/// device-side stream slots are in its own plan).
+pub fn probe_staging(model: &Model, chunk: usize) -> u64 {
+    let chunk = chunk.clamp(1, model.grid.steps.max(1));
+    model
+        .probes
+        .iter()
+        .map(|p| {
+            let every = p.every.max(1);
+            let due = (chunk / every + 1).min(model.grid.steps / every) as u64;
+            due * p.samples.len() as u64 * 12
+        })
+        .sum()
 }
 
 /// The least resident memory a run has besides its planned buffers (the binary, libhdf5,
@@ -255,26 +272,60 @@ pub fn results_cost(model: &Model) -> ResultsCost {
 }
 
 /// Host memory of the probe tables ([`ProbeLayout::Table`]) while a run writes them in
-/// chunks of `chunk` steps: per table, the samples of one chunk buffered until the flush
-/// (f32 values, f64 times), HDF5's chunk cache of `values` and its open datasets; and the
-/// column metadata (names, indices, positions) built once when the file is created.
+/// chunks of `chunk` steps ([`TableMemory::total`]).
 pub fn probe_table_memory(model: &Model, chunk: usize) -> u64 {
+    table_memory(model, chunk).total()
+}
+
+/// Host memory of the probe tables, by what drives it: the tables themselves (one per
+/// distinct `every`, each with its open datasets) or what they hold (rows, columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableMemory {
+    /// Tables: one per distinct `every`.
+    pub tables: usize,
+    /// Per table: its open datasets (`values`, and `time`/`time_h` where it has E/H
+    /// columns; the column metadata datasets are written once and closed) and their
+    /// chunk caches, each used only up to one chunk (a table of one column of a few
+    /// rows caches a few bytes, not HDF5's 1 MiB).
+    pub per_table: u64,
+    /// The samples of one chunk buffered until the flush (only the rows a table records
+    /// in a chunk, none for a table whose `every` exceeds the run), and the column
+    /// metadata (names, indices, positions) built once when the file is created.
+    pub contents: u64,
+}
+
+impl TableMemory {
+    pub fn total(&self) -> u64 {
+        self.per_table.saturating_add(self.contents)
+    }
+}
+
+/// [`TableMemory`] of `model`'s probe tables, written in chunks of `chunk` steps. Before
+/// issue 19 every table was planned at 1 MiB of cache and ten open datasets: 10 000
+/// probes of distinct `every` (10 000 tables of one column) at 13.6 GiB for a run whose
+/// peak RSS is 0.54 GB.
+pub fn table_memory(model: &Model, chunk: usize) -> TableMemory {
     let chunk = chunk.clamp(1, model.grid.steps.max(1));
-    let mut bytes = 0u64;
+    let mut m = TableMemory::default();
     for t in probe_tables(model) {
-        let rows = (chunk / t.every + 1) as u64;
+        let recorded = model.grid.steps / t.every;
+        let buffered = (chunk / t.every + 1).min(recorded) as u64;
         let names: u64 = t
             .probes
             .iter()
             .map(|&i| model.probes[i].samples.len() as u64 * model.probes[i].name.len() as u64)
             .sum();
-        bytes += rows * (t.channels as u64 * 4 + 16)
-            + HDF5_CHUNK_CACHE
-            + 10 * HDF5_PER_DATASET
-            + t.channels as u64 * 160
-            + names;
+        let comps = || t.probes.iter().flat_map(|&i| model.probes[i].samples.iter());
+        let times =
+            comps().any(|s| s.component.is_electric()) as u64 + comps().any(|s| !s.component.is_electric()) as u64;
+        let [cr, cc] = table_chunk(recorded, t.channels);
+        let values_cache = ((cr * cc * 4) as u64).min(HDF5_CHUNK_CACHE);
+        let time_cache = ((series_chunk(recorded) * 8) as u64).min(HDF5_CHUNK_CACHE);
+        m.tables += 1;
+        m.per_table += (1 + times) * HDF5_PER_DATASET + values_cache + times * time_cache;
+        m.contents += buffered * (t.channels as u64 * 4 + 16) + t.channels as u64 * 160 + names;
     }
-    bytes
+    m
 }
 
 /// Bytes of one chunk of a probe dataset: the output writes chunks of at most 4096
@@ -484,12 +535,93 @@ pub struct DoesNotFit {
     /// Of `need`, what the end of the run takes ([`results_cost`]): when it alone does
     /// not fit, coarser cells would not help, and the message says what would.
     pub results: u64,
+    /// Of `need`, what the probes take ([`probe_cost`]): likewise. (Boxed: errors
+    /// carrying this stay small.)
+    pub probes: Box<ProbeCost>,
+}
+
+/// The host memory of a run's probes, by what drives it, for a refusal that names the
+/// fix: fewer distinct `every` values when the tables themselves cost most, fewer probes
+/// or a larger `every` when what they record does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeCost {
+    pub probes: usize,
+    /// Probe tables (one per distinct `every`; 0 for per-probe groups).
+    pub tables: usize,
+    /// The tables' own cost (open datasets, caches): [`TableMemory::per_table`].
+    pub per_table: u64,
+    /// What the probes record: staged samples, buffered rows, columns, per-probe
+    /// groups' datasets.
+    pub recorded: u64,
+}
+
+impl ProbeCost {
+    pub fn total(&self) -> u64 {
+        self.per_table.saturating_add(self.recorded)
+    }
+}
+
+/// [`ProbeCost`] of `model`'s probes written in chunks of `chunk` steps: the probe
+/// lines of [`host_plan`].
+pub fn probe_cost(model: &Model, chunk: usize) -> ProbeCost {
+    let staging = probe_staging(model, chunk);
+    let mut c = ProbeCost {
+        probes: model.probes.len(),
+        ..ProbeCost::default()
+    };
+    match ProbeLayout::of(model) {
+        ProbeLayout::Table => {
+            let t = table_memory(model, chunk);
+            c.tables = t.tables;
+            c.per_table = t.per_table;
+            c.recorded = staging.saturating_add(t.contents);
+        }
+        ProbeLayout::Groups => {
+            let datasets: u64 = model.probes.iter().map(|pr| pr.samples.len() as u64 + 2).sum();
+            c.recorded = staging.saturating_add(datasets * (HDF5_PER_DATASET + probe_chunk_bytes(model)));
+        }
+    }
+    c
 }
 
 impl fmt::Display for DoesNotFit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.results > 0 && self.need - self.results.min(self.need) < self.available && self.results * 2 > self.need
-        {
+        // Coarser cells shrink the grid's share only: when the rest (results, probes)
+        // would not fit either, or is most of the need, name what would.
+        let probes = self.probes.total();
+        let other = self.results.saturating_add(probes);
+        let grid_fits = self.need - other.min(self.need) < self.available;
+        if probes > self.results && grid_fits && probes.saturating_mul(2) > self.need {
+            let ProbeCost {
+                probes: n,
+                tables,
+                per_table,
+                recorded,
+            } = *self.probes;
+            write!(
+                f,
+                "needs {}, {} available, of which {} for the output of {n} probes",
+                human_bytes(self.need),
+                human_bytes(self.available),
+                human_bytes(probes),
+            )?;
+            return if tables > 0 && per_table >= recorded {
+                write!(
+                    f,
+                    " ({tables} probe tables, one per distinct `every`, each with its own open datasets: about {} \
+                     a table); fewer distinct `every` values (probes with the same `every` share one table) or \
+                     fewer probes would fit; coarser cells would not help",
+                    human_bytes(per_table / tables as u64)
+                )
+            } else {
+                write!(
+                    f,
+                    " (the samples of one chunk and the columns: probes × components); fewer probes or components, \
+                     or a larger `every`, would fit; coarser cells would not help"
+                )
+            };
+        }
+        if self.results > 0 && grid_fits && self.results * 2 > self.need {
             return write!(
                 f,
                 "needs {}, {} available, of which {} after the last step for the results (port transforms and \
@@ -554,6 +686,7 @@ impl RamCheck {
             need: self.need,
             available,
             results: results_cost(model).host,
+            probes: Box::new(probe_cost(model, super::DEFAULT_CHUNK)),
         })
     }
 }
@@ -962,6 +1095,7 @@ mod tests {
             need: 8 << 30,
             available: 1 << 30,
             results: 0,
+            probes: Box::default(),
         }
         .to_string();
         assert!(d.starts_with("needs 8.00 GiB, 1.00 GiB available; cells of "), "{d}");
