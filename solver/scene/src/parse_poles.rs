@@ -110,6 +110,8 @@ cell = 1e-9
 cells = [10, 10, 10]
 [time]
 steps = 10
+[boundaries]
+all = "pec"
 [materials.water]
 eps_r = 4.9
 poles = [{ type = "debye", delta_eps = 75.2, tau = 9.4e-12 }]
