@@ -320,7 +320,11 @@ pub enum Pole {
     /// `−ωp² / (ω² − jωγ)`, ωp = 2π·`plasma_frequency`, γ = 2π·`damping` (Hz).
     Drude { plasma_frequency: f64, damping: f64 },
     /// `delta_eps·ω0² / (ω0² − ω² + jωγ)`, ω0 = 2π·`frequency`, γ = 2π·`damping` (Hz).
-    Lorentz { delta_eps: f64, frequency: f64, damping: f64 },
+    Lorentz {
+        delta_eps: f64,
+        frequency: f64,
+        damping: f64,
+    },
 }
 
 impl Pole {

@@ -112,9 +112,10 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     // Without a valid time step the Courant check of materials is skipped (courant 0).
     let courant = time.as_ref().map_or(0.0, |t| t.courant);
     // The time step the grid will take (Grid::new), for the poles' resolution check.
-    let dt = dom.as_ref().filter(|_| courant > 0.0).map(|(d, _)| {
-        courant / (C0 * d.cell_size.iter().map(|x| 1.0 / (x * x)).sum::<f64>().sqrt())
-    });
+    let dt = dom
+        .as_ref()
+        .filter(|_| courant > 0.0)
+        .map(|(d, _)| courant / (C0 * d.cell_size.iter().map(|x| 1.0 / (x * x)).sum::<f64>().sqrt()));
     let materials = p.keep(materials(root.get("materials"), courant, dt));
     p.keep(checkpoint(root.get("checkpoint")));
     let size = dom.as_ref().map(|(d, _)| d.size());
@@ -530,7 +531,11 @@ fn materials(v: Option<Val>, courant: f64, dt: Option<f64>) -> R<Vec<Material>> 
                 )
             })
         })?;
-        let poles = m.get("poles").map(|v| poles::poles(&v, name, dt)).transpose()?.unwrap_or_default();
+        let poles = m
+            .get("poles")
+            .map(|v| poles::poles(&v, name, dt))
+            .transpose()?
+            .unwrap_or_default();
         let eps_r = match m.get("eps_r") {
             None => 1.0,
             Some(v) => {

@@ -74,9 +74,9 @@ pub(super) fn poles(v: &Val, name: &str, dt: Option<f64>) -> R<Vec<Pole>> {
                 let what = match pole {
                     Pole::Debye { tau, .. } => format!("tau = {} s", num(tau)),
                     Pole::Drude { damping, .. } => format!("damping = {} Hz", num(damping)),
-                    Pole::Lorentz {
-                        frequency, damping, ..
-                    } => format!("frequency = {} Hz, damping = {} Hz", num(frequency), num(damping)),
+                    Pole::Lorentz { frequency, damping, .. } => {
+                        format!("frequency = {} Hz, damping = {} Hz", num(frequency), num(damping))
+                    }
                 };
                 return Err(item
                     .err(format!(

@@ -186,7 +186,13 @@ fn drude(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let (which, e) = largest(ed);
     cx.check_worst("|t − t_d| (discrete ε, 1–8 GHz)", Bound::Below(1e-4), e, "", which);
     let (which, e) = largest(ec);
-    cx.check_worst("|t| vs slab formula with ε(ω), 1–8 GHz", Bound::Below(0.02), e, "", which);
+    cx.check_worst(
+        "|t| vs slab formula with ε(ω), 1–8 GHz",
+        Bound::Below(0.02),
+        e,
+        "",
+        which,
+    );
     Ok(cx.finish())
 }
 
@@ -203,8 +209,7 @@ pub const LORENTZ: Case = Case {
 };
 
 const DEBYE_KEYS: &str = "eps_r = 2\npoles = [{ type = \"debye\", delta_eps = 3, tau = 3e-11 }]";
-const LORENTZ_KEYS: &str =
-    "eps_r = 2\npoles = [{ type = \"lorentz\", delta_eps = 2, frequency = 8e9, damping = 1e9 }]";
+const LORENTZ_KEYS: &str = "eps_r = 2\npoles = [{ type = \"lorentz\", delta_eps = 2, frequency = 8e9, damping = 1e9 }]";
 
 fn debye(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let poles = [Pole::Debye {
@@ -268,6 +273,12 @@ fn half_space(case: Case, spec: &BackendSpec, size: Size, keys: &str, poles: &[P
     let (which, e) = largest(ed);
     cx.check_worst("|r − r_d| (discrete ε, 1–5 GHz)", Bound::Below(1e-4), e, "", which);
     let (which, e) = largest(ec);
-    cx.check_worst("|r| vs Fresnel with ε(ω), ≥ 25 cells/λ", Bound::Below(0.01), e, "", which);
+    cx.check_worst(
+        "|r| vs Fresnel with ε(ω), ≥ 25 cells/λ",
+        Bound::Below(0.01),
+        e,
+        "",
+        which,
+    );
     Ok(cx.finish())
 }

@@ -59,7 +59,9 @@ fn boundary(b: &Boundary) -> String {
 /// A dispersive material's ε(ω) (exp(+jωt)) at a quarter, half and all of the run's
 /// highest source frequency; empty for a non-dispersive material or without sources.
 fn eps_in_band(m: &fdtd::scene::Material, model: &Model) -> Vec<(f64, (f64, f64))> {
-    let Some((fmax, _)) = model.resolution else { return Vec::new() };
+    let Some((fmax, _)) = model.resolution else {
+        return Vec::new();
+    };
     if m.poles.is_empty() {
         return Vec::new();
     }

@@ -164,7 +164,10 @@ pub fn eps_of_recursion(eps_inf: f64, sigma: f64, poles: &[Pole], w: f64, dt: f6
             [c.g[0] * (z + one) / (z - one - c.d[0][0]), Complex64::new(0.0, 0.0)]
         } else {
             let off = |x: f64| Complex64::new(-x, 0.0);
-            let m = [[z - one - c.d[0][0], off(c.d[0][1])], [off(c.d[1][0]), z - one - c.d[1][1]]];
+            let m = [
+                [z - one - c.d[0][0], off(c.d[0][1])],
+                [off(c.d[1][0]), z - one - c.d[1][1]],
+            ];
             let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
             let (g0, g1) = (c.g[0] * (z + one), c.g[1] * (z + one));
             [(m[1][1] * g0 - m[0][1] * g1) / det, (m[0][0] * g1 - m[1][0] * g0) / det]

@@ -111,7 +111,8 @@ impl CoefTable {
             };
             self.e.push([ca as f32, cb as f32]);
             self.e_props.push(props);
-            self.e_poles.push(if props.is_some() { poles.to_vec() } else { Vec::new() });
+            self.e_poles
+                .push(if props.is_some() { poles.to_vec() } else { Vec::new() });
             (self.e.len() - 1) as u16
         })
     }

@@ -47,7 +47,13 @@ pub struct Dispersive {
     params: Vec<u32>,
     poles_len: usize,
     rows: usize,
+    /// Chunks of samples `(first, end)` for the CPU's parallel walk: each inside one
+    /// component, so their field samples, `e` and `s` ranges are disjoint and ascending.
+    chunks: Vec<(usize, usize)>,
 }
+
+/// Samples per CPU task.
+const CHUNK: usize = 4096;
 
 /// Whether the E update computes sample `p` of component `a` (not a PEC/CPML wall
 /// sample, not a periodic high plane that is a copy, not padding).
@@ -91,7 +97,13 @@ impl Dispersive {
                 continue;
             }
             let cb = coefs.e[r][1] as f64;
-            block.insert(r, (params.len() as u32, poles.iter().map(|p| PoleCoefs::new(p, dt).order).sum()));
+            block.insert(
+                r,
+                (
+                    params.len() as u32,
+                    poles.iter().map(|p| PoleCoefs::new(p, dt).order).sum(),
+                ),
+            );
             params.push(poles.len() as u32);
             for p in poles {
                 let c = PoleCoefs::new(p, dt);
@@ -151,7 +163,19 @@ impl Dispersive {
             return None;
         }
         params[0] = samples.len() as u32;
+        let mut chunks = Vec::new();
+        let mut lo = 0;
+        while lo < samples.len() {
+            let c = samples[lo].comp;
+            let mut hi = lo;
+            while hi < samples.len() && hi - lo < CHUNK && samples[hi].comp == c {
+                hi += 1;
+            }
+            chunks.push((lo, hi));
+            lo = hi;
+        }
         Some(Dispersive {
+            chunks,
             rows: block.len(),
             samples,
             params,
@@ -195,42 +219,65 @@ impl Pass for Dispersive {
     }
 
     fn host(&self, ctx: &mut HostCtx<'_>) {
-        let f = |w: u32| f32::from_bits(w);
-        let p = &self.params;
         let (e_prev, s) = ctx.state.split_at_mut(1);
-        let (e_prev, s) = (&mut *e_prev[0], &mut *s[0]);
-        for (q, smp) in self.samples.iter().enumerate() {
-            let r = smp.row as usize;
-            let np = p[r] as usize;
-            let x = ctx.fields.at(smp.comp, smp.flat);
-            let mut acc = 0.0f32;
-            let mut o = smp.state as usize;
-            for k in 0..np {
-                let c = &p[r + 1 + k * POLE_WORDS..r + 1 + (k + 1) * POLE_WORDS];
-                acc += f(c[1]) * s[o];
-                if c[0] == 2 {
-                    acc += f(c[2]) * s[o + 1];
-                }
-                o += c[0] as usize;
-            }
-            let e = *x - acc;
-            *x = e;
-            let se = e + e_prev[q];
-            let mut o = smp.state as usize;
-            for k in 0..np {
-                let c = &p[r + 1 + k * POLE_WORDS..r + 1 + (k + 1) * POLE_WORDS];
-                if c[0] == 2 {
-                    let (s1, s2) = (s[o], s[o + 1]);
-                    s[o] = s1 + (f(c[3]) * s1 + f(c[4]) * s2 + f(c[7]) * se);
-                    s[o + 1] = s2 + (f(c[5]) * s1 + f(c[6]) * s2 + f(c[8]) * se);
-                } else {
-                    let s1 = s[o];
-                    s[o] = s1 + (f(c[3]) * s1 + f(c[7]) * se);
-                }
-                o += c[0] as usize;
-            }
-            e_prev[q] = e;
+        let (mut e_rest, mut s_rest): (&mut [f32], &mut [f32]) = (&mut e_prev[0][..], &mut s[0][..]);
+        let base = ctx.fields.base;
+        let [w0, w1, w2, ..] = &mut ctx.fields.windows;
+        let mut windows: [Option<(&mut [f32], usize)>; 3] = [w0, w1, w2].map(|w| w.as_deref_mut().map(|w| (w, base)));
+        // Cut the fields, `e` and `s` into the chunks' disjoint ranges, then run them in parallel.
+        let mut jobs = Vec::with_capacity(self.chunks.len());
+        for &(lo, hi) in &self.chunks {
+            let smp = &self.samples[lo..hi];
+            let (first, last) = (smp[0].flat, smp[smp.len() - 1].flat);
+            let (w, w_base) = windows[smp[0].comp]
+                .take()
+                .expect("the E fields are available at AfterE");
+            let (_, w) = w.split_at_mut(first - w_base);
+            let (field, w) = w.split_at_mut(last + 1 - first);
+            windows[smp[0].comp] = Some((w, last + 1));
+            let (e, rest) = std::mem::take(&mut e_rest).split_at_mut(hi - lo);
+            e_rest = rest;
+            let s_end = self.samples.get(hi).map_or(self.poles_len, |x| x.state as usize);
+            let (st, rest) = std::mem::take(&mut s_rest).split_at_mut(s_end - smp[0].state as usize);
+            s_rest = rest;
+            jobs.push((smp, field, e, st));
         }
+        let p = &self.params;
+        jobs.into_par_iter().for_each(|(smp, field, e_prev, s)| {
+            let f = |w: u32| f32::from_bits(w);
+            let (f0, s0) = (smp[0].flat, smp[0].state as usize);
+            for (q, x) in smp.iter().enumerate() {
+                let r = x.row as usize;
+                let np = p[r] as usize;
+                let mut acc = 0.0f32;
+                let mut o = x.state as usize - s0;
+                for k in 0..np {
+                    let c = &p[r + 1 + k * POLE_WORDS..r + 1 + (k + 1) * POLE_WORDS];
+                    acc += f(c[1]) * s[o];
+                    if c[0] == 2 {
+                        acc += f(c[2]) * s[o + 1];
+                    }
+                    o += c[0] as usize;
+                }
+                let e = field[x.flat - f0] - acc;
+                field[x.flat - f0] = e;
+                let se = e + e_prev[q];
+                let mut o = x.state as usize - s0;
+                for k in 0..np {
+                    let c = &p[r + 1 + k * POLE_WORDS..r + 1 + (k + 1) * POLE_WORDS];
+                    if c[0] == 2 {
+                        let (s1, s2) = (s[o], s[o + 1]);
+                        s[o] = s1 + (f(c[3]) * s1 + f(c[4]) * s2 + f(c[7]) * se);
+                        s[o + 1] = s2 + (f(c[5]) * s1 + f(c[6]) * s2 + f(c[8]) * se);
+                    } else {
+                        let s1 = s[o];
+                        s[o] = s1 + (f(c[3]) * s1 + f(c[7]) * se);
+                    }
+                    o += c[0] as usize;
+                }
+                e_prev[q] = e;
+            }
+        });
     }
 
     fn device(&self) -> DevicePass {
