@@ -345,12 +345,18 @@ pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
     if fmax <= 0.0 {
         return None;
     }
+    // A dispersive material's index is |√(ε(ω)·μ_r)| at fmax (its poles raise it below
+    // their resonances, so ε∞ alone would overstate the resolution).
     let nmax = scene
         .materials
         .iter()
         .map(|m| match m.kind {
             MaterialKind::Pec => 1.0,
-            MaterialKind::Dielectric { eps_r, mu_r, .. } => (eps_r * mu_r).sqrt(),
+            MaterialKind::Dielectric { eps_r, mu_r, .. } if m.poles.is_empty() => (eps_r * mu_r).sqrt(),
+            MaterialKind::Dielectric { mu_r, .. } => {
+                let (re, im) = m.eps_at(std::f64::consts::TAU * fmax).unwrap_or((1.0, 0.0));
+                (re.hypot(im) * mu_r).sqrt()
+            }
         })
         .fold(1.0, f64::max);
     let lambda = C0 / (fmax * nmax);
