@@ -28,12 +28,11 @@ use std::collections::HashMap;
 /// Words per pole in the params: order, k1, k2, d11, d12, d21, d22, g1, g2.
 pub const POLE_WORDS: usize = 9;
 
-/// One dispersive E sample.
+/// One dispersive E sample (16 B: the CPU pass streams these, so they are kept small;
+/// the component is per chunk, the grid index is derived from `flat` for the GPU).
 #[derive(Clone, Copy, Debug)]
 struct Sample {
-    comp: usize,
     flat: usize,
-    at: [usize; 3],
     /// Offset of its row's block in `params`.
     row: u32,
     /// Offset of its poles' floats in state `s`.
@@ -47,9 +46,12 @@ pub struct Dispersive {
     params: Vec<u32>,
     poles_len: usize,
     rows: usize,
-    /// Chunks of samples `(first, end)` for the CPU's parallel walk: each inside one
-    /// component, so their field samples, `e` and `s` ranges are disjoint and ascending.
-    chunks: Vec<(usize, usize)>,
+    /// Chunks of samples `(first, end, component)` for the CPU's parallel walk: each
+    /// inside one component, so their field samples, `e` and `s` ranges are disjoint and
+    /// ascending.
+    chunks: Vec<(usize, usize, usize)>,
+    /// Samples per x-plane and per row of the grid arrays (`Grid::strides`).
+    strides: [usize; 2],
 }
 
 /// Samples per CPU task.
@@ -125,6 +127,7 @@ impl Dispersive {
         let dims = g.dims();
         let sx = g.strides()[0];
         let mut samples = Vec::new();
+        let mut comps = Vec::new();
         let mut state = 0usize;
         for comp in Component::ALL.into_iter().filter(|c| c.is_electric()) {
             let a = comp.index();
@@ -148,14 +151,12 @@ impl Dispersive {
                 .collect();
             for (flat, r) in found.into_iter().flatten() {
                 let (off, len) = block[&r];
-                let (i, rest) = (flat / sx, flat % sx);
                 samples.push(Sample {
-                    comp: a,
                     flat,
-                    at: [i, rest / dims[2], rest % dims[2]],
                     row: off,
                     state: state as u32,
                 });
+                comps.push(a);
                 state += len;
             }
         }
@@ -166,16 +167,17 @@ impl Dispersive {
         let mut chunks = Vec::new();
         let mut lo = 0;
         while lo < samples.len() {
-            let c = samples[lo].comp;
+            let c = comps[lo];
             let mut hi = lo;
-            while hi < samples.len() && hi - lo < CHUNK && samples[hi].comp == c {
+            while hi < samples.len() && hi - lo < CHUNK && comps[hi] == c {
                 hi += 1;
             }
-            chunks.push((lo, hi));
+            chunks.push((lo, hi, c));
             lo = hi;
         }
         Some(Dispersive {
             chunks,
+            strides: [sx, dims[2]],
             rows: block.len(),
             samples,
             params,
@@ -226,15 +228,13 @@ impl Pass for Dispersive {
         let mut windows: [Option<(&mut [f32], usize)>; 3] = [w0, w1, w2].map(|w| w.as_deref_mut().map(|w| (w, base)));
         // Cut the fields, `e` and `s` into the chunks' disjoint ranges, then run them in parallel.
         let mut jobs = Vec::with_capacity(self.chunks.len());
-        for &(lo, hi) in &self.chunks {
+        for &(lo, hi, comp) in &self.chunks {
             let smp = &self.samples[lo..hi];
             let (first, last) = (smp[0].flat, smp[smp.len() - 1].flat);
-            let (w, w_base) = windows[smp[0].comp]
-                .take()
-                .expect("the E fields are available at AfterE");
+            let (w, w_base) = windows[comp].take().expect("the E fields are available at AfterE");
             let (_, w) = w.split_at_mut(first - w_base);
             let (field, w) = w.split_at_mut(last + 1 - first);
-            windows[smp[0].comp] = Some((w, last + 1));
+            windows[comp] = Some((w, last + 1));
             let (e, rest) = std::mem::take(&mut e_rest).split_at_mut(hi - lo);
             e_rest = rest;
             let s_end = self.samples.get(hi).map_or(self.poles_len, |x| x.state as usize);
@@ -289,12 +289,17 @@ impl Pass for Dispersive {
             params: self.params.clone(),
             only_when_due: false,
             records: self
-                .samples
+                .chunks
                 .iter()
-                .enumerate()
-                .map(|(q, s)| Record {
-                    at: s.at,
-                    words: [((q as u32) << 2) | s.comp as u32, 0, s.row, s.state],
+                .flat_map(|&(lo, hi, comp)| (lo..hi).map(move |q| (q, comp)))
+                .map(|(q, comp)| {
+                    let s = &self.samples[q];
+                    let [sx, nz] = self.strides;
+                    let (i, rest) = (s.flat / sx, s.flat % sx);
+                    Record {
+                        at: [i, rest / nz, rest % nz],
+                        words: [((q as u32) << 2) | comp as u32, 0, s.row, s.state],
+                    }
                 })
                 .collect(),
         }
