@@ -25,7 +25,7 @@ pub mod plot;
 pub mod signal;
 
 pub use fdtd_core::{checkpoint, farfield, fmt, model, monitors, plan, ports, results, runner, scene, waveform};
-pub use fdtd_core::{component, Component, C0, EPS0, ETA0, MU0};
+pub use fdtd_core::{component, Component, Simulation, C0, EPS0, ETA0, MU0};
 pub use fdtd_io as output;
 /// Parameter sweeps (`fdtd-sweep`): sweep files, local runs, Slurm arrays, collected summaries.
 pub use fdtd_sweep as sweep;

@@ -291,6 +291,9 @@ fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
         "energy",
         "fresnel",
         "lossy",
+        "dispersive-debye",
+        "dispersive-lorentz",
+        "dispersive-drude-slab",
         "source-current",
         "source-hard",
     ] {

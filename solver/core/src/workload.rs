@@ -21,6 +21,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
                 mu_r: 1.0,
                 sigma: 0.01,
             },
+            poles: Vec::new(),
         });
         objects.push(Object {
             material: 2,

@@ -247,6 +247,12 @@ pub fn plan(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Plan {
     if records > 0 {
         p.add(format!("monitor records ({records} samples)"), 16 * records as u64);
     }
+    // Dispersive media: a vec4<u32> record per dispersive E sample (`passes/dispersive.rs`;
+    // its state, 4·(1 + pole floats) bytes per sample, is counted by `Plan::common`).
+    if let Some(sp) = model.schedule.passes.iter().find(|sp| sp.pass.name() == "dispersive") {
+        let n = model.schedule.state[sp.state[0]].len();
+        p.add(format!("dispersive records ({n} samples)"), 16 * n as u64);
+    }
     p.add("readback gather buffer", layout.staging);
     p.add_host("readback staging (mappable)", layout.staging);
     p.add(

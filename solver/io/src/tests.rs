@@ -55,6 +55,7 @@ fn scene() -> Scene {
                     mu_r: 1.0,
                     sigma: 0.01,
                 },
+                poles: Vec::new(),
             },
         ],
         objects: vec![Object {

@@ -365,6 +365,91 @@ impl Default for CpmlParams {
 pub struct Material {
     pub name: String,
     pub kind: MaterialKind,
+    /// Dispersion poles added to a dielectric's `eps_r` (ε∞); empty for a
+    /// non-dispersive material and always for `pec` (see `docs/materials.md`).
+    pub poles: Vec<Pole>,
+}
+
+/// One pole of a dispersive permittivity, with exp(+jωt) phasors:
+/// ε(ω) = eps_r + Σ poles − j·σ/(ω·ε0), each pole's term given by [`Pole::chi`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pole {
+    /// `delta_eps / (1 + jωτ)`.
+    Debye { delta_eps: f64, tau: f64 },
+    /// `−ωp² / (ω² − jωγ)`, ωp = 2π·`plasma_frequency`, γ = 2π·`damping` (Hz).
+    Drude { plasma_frequency: f64, damping: f64 },
+    /// `delta_eps·ω0² / (ω0² − ω² + jωγ)`, ω0 = 2π·`frequency`, γ = 2π·`damping` (Hz).
+    Lorentz {
+        delta_eps: f64,
+        frequency: f64,
+        damping: f64,
+    },
+}
+
+impl Pole {
+    /// The pole's susceptibility at angular frequency `w` (rad/s) as (re, im), exp(+jωt).
+    pub fn chi(&self, w: f64) -> (f64, f64) {
+        use std::f64::consts::TAU;
+        // a / (b + j c) = a (b − j c) / (b² + c²)
+        let div = |a: f64, b: f64, c: f64| {
+            let d = b * b + c * c;
+            (a * b / d, -a * c / d)
+        };
+        match *self {
+            Pole::Debye { delta_eps, tau } => div(delta_eps, 1.0, w * tau),
+            Pole::Drude {
+                plasma_frequency,
+                damping,
+            } => {
+                let (wp, g) = (TAU * plasma_frequency, TAU * damping);
+                div(-wp * wp, w * w, -w * g)
+            }
+            Pole::Lorentz {
+                delta_eps,
+                frequency,
+                damping,
+            } => {
+                let (w0, g) = (TAU * frequency, TAU * damping);
+                div(delta_eps * w0 * w0, w0 * w0 - w * w, w * g)
+            }
+        }
+    }
+
+    /// The scene's name of the pole type.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Pole::Debye { .. } => "debye",
+            Pole::Drude { .. } => "drude",
+            Pole::Lorentz { .. } => "lorentz",
+        }
+    }
+
+    /// The pole's fastest rate (1/s): 1/τ (Debye), γ (Drude), max(ω0, γ) (Lorentz). The
+    /// update resolves the pole while `rate·Δt <= 2` (`docs/materials.md`).
+    pub fn rate(&self) -> f64 {
+        use std::f64::consts::TAU;
+        match *self {
+            Pole::Debye { tau, .. } => 1.0 / tau,
+            Pole::Drude { damping, .. } => TAU * damping,
+            Pole::Lorentz { frequency, damping, .. } => TAU * frequency.max(damping),
+        }
+    }
+}
+
+impl Material {
+    /// Complex relative permittivity at angular frequency `w` (rad/s), exp(+jωt); None for PEC.
+    pub fn eps_at(&self, w: f64) -> Option<(f64, f64)> {
+        let MaterialKind::Dielectric { eps_r, sigma, .. } = self.kind else {
+            return None;
+        };
+        let (mut re, mut im) = (eps_r, -sigma / (w * EPS0));
+        for p in &self.poles {
+            let (a, b) = p.chi(w);
+            re += a;
+            im += b;
+        }
+        Some((re, im))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -391,12 +476,14 @@ impl Material {
                 mu_r: 1.0,
                 sigma: 0.0,
             },
+            poles: Vec::new(),
         }
     }
     pub fn pec() -> Material {
         Material {
             name: "pec".into(),
             kind: MaterialKind::Pec,
+            poles: Vec::new(),
         }
     }
 }

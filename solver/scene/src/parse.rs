@@ -21,6 +21,8 @@ mod thin;
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
 #[path = "parse_monitors.rs"]
 mod monitors;
+#[path = "parse_poles.rs"]
+mod poles;
 
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
@@ -109,10 +111,13 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
         )
     });
     // Without a valid time step the Courant check of materials is skipped (courant 0).
-    let materials = p.keep(materials(
-        root.get("materials"),
-        time.as_ref().map_or(0.0, |t| t.courant),
-    ));
+    let courant = time.as_ref().map_or(0.0, |t| t.courant);
+    // The time step the grid will take (Grid::new), for the poles' resolution check.
+    let dt = dom
+        .as_ref()
+        .filter(|_| courant > 0.0)
+        .map(|(d, _)| courant / (C0 * d.cell_size.iter().map(|x| 1.0 / (x * x)).sum::<f64>().sqrt()));
+    let materials = p.keep(materials(root.get("materials"), courant, dt));
     p.keep(checkpoint(root.get("checkpoint")));
     let size = dom.as_ref().map(|(d, _)| d.size());
     let mut objects = Vec::new();
@@ -516,7 +521,7 @@ fn cpml_params(t: &Tbl) -> R<CpmlParams> {
     })
 }
 
-fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
+fn materials(v: Option<Val>, courant: f64, dt: Option<f64>) -> R<Vec<Material>> {
     let mut out = vec![Material::vacuum(), Material::pec()];
     let Some(v) = v else { return Ok(out) };
     let DeValue::Table(_) = v.value() else {
@@ -536,14 +541,19 @@ fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
             return Err(Diag::new(span, &m.path, "a material name must not be empty"));
         }
         let m = m.table()?;
-        m.check_keys_with(&["eps_r", "mu_r", "sigma"], |k| {
-            matches!(k, "debye" | "lorentz" | "drude" | "poles").then(|| {
+        m.check_keys_with(&["eps_r", "mu_r", "sigma", "poles"], |k| {
+            matches!(k, "debye" | "lorentz" | "drude").then(|| {
                 (
-                    "dispersive materials are not implemented yet".to_string(),
-                    Some("only eps_r, mu_r and sigma (conductivity) are supported".to_string()),
+                    format!("{k:?} is a pole type, not a material key"),
+                    Some(format!("write poles = [{{ type = \"{k}\", ... }}] (docs/materials.md)")),
                 )
             })
         })?;
+        let poles = m
+            .get("poles")
+            .map(|v| poles::poles(&v, name, dt))
+            .transpose()?
+            .unwrap_or_default();
         let eps_r = match m.get("eps_r") {
             None => 1.0,
             Some(v) => {
@@ -580,6 +590,7 @@ fn materials(v: Option<Val>, courant: f64) -> R<Vec<Material>> {
                 mu_r,
                 sigma: opt(&m, "sigma", 0.0, Val::nonneg)?,
             },
+            poles,
         });
     }
     Ok(out)
@@ -2338,7 +2349,15 @@ l = 1e-9
         // --- materials
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.foo]\neps_r = 0.5\n", &["materials.foo.eps_r: eps_r = 0.5 < 1 is not a passive material", "help: non-dispersive"], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.pec]\nsigma = 1\n", &["materials.pec: built-in material \"pec\" cannot be redefined"], 6, 12),
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.gold]\ndrude = { wp = 1 }\n", &["materials.gold.drude: dispersive materials are not implemented yet"], 7, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.gold]\ndrude = { wp = 1 }\n", &["materials.gold.drude: \"drude\" is a pole type, not a material key", "poles = [{ type = \"drude\""], 7, 1),
+        // --- dispersive poles (docs/materials.md)
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"debye\", delta_eps = 2, tau = -1e-12 }]\n", &["materials.m.poles[0].tau: tau must be > 0 s (got -1e-12)"], 7, 49),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"drude\", plasma_frequency = 1e9, damping = -1e6 }]\n", &["materials.m.poles[0].damping: damping must be >= 0 Hz"], 7, 62),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"lorentz\", delta_eps = 0, frequency = 1e9, damping = 1e6 }]\n", &["materials.m.poles[0].delta_eps: a lorentz pole needs delta_eps > 0 (got 0)", "gain medium"], 7, 42),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"debey\", delta_eps = 2, tau = 1e-12 }]\n", &["materials.m.poles[0].type: unknown pole type \"debey\"", "did you mean \"debye\"?"], 7, 19),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"debye\", delta_eps = 2, tau = 1e-11, omega = 1 }]\n", &["materials.m.poles[0].omega: unknown key \"omega\""], 7, 56),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.m]\npoles = [{ type = \"debye\", delta_eps = 1, tau = 1e-9 }, { type = \"lorentz\", delta_eps = 1, frequency = 1e12, damping = 0 }]\n", &["materials.m.poles[1]: material \"m\", pole 1 (lorentz, frequency = 1e12 Hz, damping = 0 Hz) is faster than the time step resolves", "the largest time step for this pole is 3.18309"], 7, 57),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.pec]\npoles = [{ type = \"drude\", plasma_frequency = 1e9, damping = 0 }]\n", &["materials.pec: built-in material \"pec\" cannot be redefined"], 6, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.\"my glass\"]\nsigma = -1\n", &["materials.\"my glass\".sigma: must be >= 0 (got -1)"], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[materials]]\neps_r = 2\n", &["materials: expected a table of materials, found an array", "[materials.NAME]"], 6, 1),
         // --- objects

@@ -23,6 +23,7 @@ pub mod antenna;
 pub mod cavity;
 pub mod cpml;
 pub mod dipole;
+pub mod dispersive;
 pub mod energy;
 pub mod fresnel;
 pub mod images;
@@ -289,6 +290,9 @@ pub const ALL: &[Case] = &[
     energy::CASE,
     fresnel::CASE,
     lossy::CASE,
+    dispersive::DEBYE,
+    dispersive::LORENTZ,
+    dispersive::DRUDE,
     monitors::SIGNAL,
     monitors::FLUX,
     ports::MATCHED,

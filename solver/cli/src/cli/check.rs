@@ -59,6 +59,21 @@ fn boundary(b: &Boundary) -> String {
     }
 }
 
+/// A dispersive material's ε(ω) (exp(+jωt)) at a quarter, half and all of the run's
+/// highest source frequency; empty for a non-dispersive material or without sources.
+fn eps_in_band(m: &fdtd::scene::Material, model: &fdtd_core::model::Model) -> Vec<(f64, (f64, f64))> {
+    let Some((fmax, _)) = model.resolution else {
+        return Vec::new();
+    };
+    if m.poles.is_empty() {
+        return Vec::new();
+    }
+    [0.25, 0.5, 1.0]
+        .iter()
+        .filter_map(|&x| m.eps_at(std::f64::consts::TAU * x * fmax).map(|e| (x * fmax, e)))
+        .collect()
+}
+
 fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
     let g = &model.grid;
     outln!("scene      {}: valid", scene.path.display());
@@ -95,6 +110,12 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
                 sig(sigma, 6)
             ),
             MaterialKind::Pec => outln!("  {:<16} {:>10}", m.name, "PEC"),
+        }
+        for p in &m.poles {
+            outln!("    pole {p:?}");
+        }
+        for (f, (re, im)) in eps_in_band(m, model) {
+            outln!("    ε at {:<10} {} {} j", si(f, "Hz"), sig(re, 6), sig(im, 6));
         }
     }
     outln!(
@@ -360,7 +381,12 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         .iter()
         .map(|m| match m.kind {
             MaterialKind::Dielectric { eps_r, mu_r, sigma } => {
-                json!({ "name": m.name, "eps_r": eps_r, "mu_r": mu_r, "sigma": sigma })
+                let eps: Vec<Value> = eps_in_band(m, &model)
+                    .into_iter()
+                    .map(|(f, (re, im))| json!({ "frequency": f, "re": re, "im": im }))
+                    .collect();
+                let poles: Vec<String> = m.poles.iter().map(|p| format!("{p:?}")).collect();
+                json!({ "name": m.name, "eps_r": eps_r, "mu_r": mu_r, "sigma": sigma, "poles": poles, "eps": eps })
             }
             MaterialKind::Pec => json!({ "name": m.name, "pec": true }),
         })

@@ -306,6 +306,13 @@ fn load_edges(
                 why: format!("its edge {c}{p:?} is inside a PEC object (shorted); leave a gap in the conductor for it"),
             });
         };
+        if !coefs.e_poles[m].is_empty() {
+            return Err(ModelError::Element {
+                what,
+                name: name.to_string(),
+                why: format!("its edge {c}{p:?} is in a dispersive material, which lumped loads do not support yet; move it to a non-dispersive gap"),
+            });
+        }
         let row = coefs.e_row(Some((eps + d_eps, sigma + d_sigma)), grid.dt);
         mat[c.index()][flat] = row;
         cbs.push(coefs.e[row as usize][1]);

@@ -6,13 +6,16 @@
 //! * E samples sit on cell edges shared by 4 cells: PEC if any of them is PEC,
 //!   else the arithmetic mean of ε and of σ (the tangential-field average of
 //!   Taflove & Hagness §3.12; it is exact for a tangential E at a planar interface).
+//!   For dispersive cells the mean is of ε(ω): ε∞ and σ averaged, and every pole of a
+//!   cell's material kept with its strength scaled by the fraction of the 4 cells that
+//!   hold it ([`weighted`]): a sum of passive poles, so the edge stays passive and stable.
 //! * H samples sit on face centres shared by 2 cells along the H component's own
 //!   axis: the harmonic mean of μ (the normal component of B is continuous there).
 //!
 //! Each distinct effective material becomes one row of a coefficient table; the
 //! grid stores only a u16 index per sample (gprMax's material-ID scheme).
-use super::{Grid, ModelError};
-use crate::scene::{MaterialKind, Scene};
+use super::{dispersion, Grid, ModelError};
+use crate::scene::{MaterialKind, Pole, Scene};
 use crate::{Component, C0, EPS0, MU0};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -34,17 +37,72 @@ pub struct CoefTable {
     pub e_props: Vec<Option<(f64, f64)>>,
     /// Effective `mu_r` behind each H row.
     pub h_props: Vec<f64>,
+    /// Dispersion poles of each E row (strengths already weighted by the edge average),
+    /// empty for a non-dispersive row; `e_props` then holds ε∞ and σ. The row's ca/cb
+    /// include the poles' implicit parts ([`dispersion::e_coefs`]); the `dispersive`
+    /// pass does the rest.
+    pub e_poles: Vec<Vec<Pole>>,
+}
+
+/// Key of an E row: ε∞, σ (bits), PEC, and the poles' parameters (bits).
+type EKey = (u64, u64, bool, Vec<u64>);
+
+/// `pole` with its strength scaled by `w` (the fraction of an edge's cells that hold it):
+/// Δε·w (Debye, Lorentz), ωp²·w (Drude), so ε_edge(ω) is the mean of the cells' ε(ω).
+pub fn weighted(pole: &Pole, w: f64) -> Pole {
+    match *pole {
+        Pole::Debye { delta_eps, tau } => Pole::Debye {
+            delta_eps: delta_eps * w,
+            tau,
+        },
+        Pole::Drude {
+            plasma_frequency,
+            damping,
+        } => Pole::Drude {
+            plasma_frequency: plasma_frequency * w.sqrt(),
+            damping,
+        },
+        Pole::Lorentz {
+            delta_eps,
+            frequency,
+            damping,
+        } => Pole::Lorentz {
+            delta_eps: delta_eps * w,
+            frequency,
+            damping,
+        },
+    }
+}
+
+fn pole_bits(p: &Pole, out: &mut Vec<u64>) {
+    let (t, a, b, c) = match *p {
+        Pole::Debye { delta_eps, tau } => (0, delta_eps, tau, 0.0),
+        Pole::Drude {
+            plasma_frequency,
+            damping,
+        } => (1, plasma_frequency, damping, 0.0),
+        Pole::Lorentz {
+            delta_eps,
+            frequency,
+            damping,
+        } => (2, delta_eps, frequency, damping),
+    };
+    out.extend([t, a.to_bits(), b.to_bits(), c.to_bits()]);
 }
 
 impl CoefTable {
-    fn e_index(&mut self, props: Option<(f64, f64)>, dt: f64, cache: &mut HashMap<(u64, u64, bool), u16>) -> u16 {
-        let key = match props {
-            Some((e, s)) => (e.to_bits(), s.to_bits(), false),
-            None => (0, 0, true),
+    fn e_index(&mut self, props: Option<(f64, f64)>, poles: &[Pole], dt: f64, cache: &mut HashMap<EKey, u16>) -> u16 {
+        let mut key = match props {
+            Some((e, s)) => (e.to_bits(), s.to_bits(), false, Vec::new()),
+            None => (0, 0, true, Vec::new()),
         };
+        for p in poles {
+            pole_bits(p, &mut key.3);
+        }
         *cache.entry(key).or_insert_with(|| {
             let (ca, cb) = match props {
                 None => (0.0, 0.0),
+                Some((eps_r, sigma)) if !poles.is_empty() => dispersion::e_coefs(eps_r, sigma, poles, dt),
                 Some((eps_r, sigma)) => {
                     let eps = EPS0 * eps_r;
                     let loss = sigma * dt / (2.0 * eps);
@@ -53,6 +111,8 @@ impl CoefTable {
             };
             self.e.push([ca as f32, cb as f32]);
             self.e_props.push(props);
+            self.e_poles
+                .push(if props.is_some() { poles.to_vec() } else { Vec::new() });
             (self.e.len() - 1) as u16
         })
     }
@@ -60,11 +120,11 @@ impl CoefTable {
     /// The row of `props` (an existing one if equal, else a new one): lumped elements and
     /// ports add their loads to the averaged material of their edges.
     pub(super) fn e_row(&mut self, props: Option<(f64, f64)>, dt: f64) -> u16 {
-        if let Some(i) = self.e_props.iter().position(|p| *p == props) {
+        if let Some(i) = (0..self.e.len()).position(|i| self.e_props[i] == props && self.e_poles[i].is_empty()) {
             return i as u16;
         }
         let mut cache = HashMap::new();
-        self.e_index(props, dt, &mut cache)
+        self.e_index(props, &[], dt, &mut cache)
     }
 
     fn h_index(&mut self, mu_r: f64, dt: f64, cache: &mut HashMap<u64, u16>) -> u16 {
@@ -78,8 +138,8 @@ impl CoefTable {
 
 /// An averaged material waiting for its table index.
 enum Mixed {
-    /// (eps_r, sigma), or None for PEC.
-    E(Option<(f64, f64)>),
+    /// (eps_r, sigma), or None for PEC, and the weighted poles.
+    E(Option<(f64, f64)>, Vec<Pole>),
     /// mu_r.
     H(f64),
 }
@@ -152,11 +212,11 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
     for m in &scene.materials {
         match m.kind {
             MaterialKind::Pec => {
-                pure_e.push(table.e_index(None, dt, &mut ecache));
+                pure_e.push(table.e_index(None, &[], dt, &mut ecache));
                 pure_h.push(table.h_index(1.0, dt, &mut hcache));
             }
             MaterialKind::Dielectric { eps_r, mu_r, sigma } => {
-                pure_e.push(table.e_index(Some((eps_r, sigma)), dt, &mut ecache));
+                pure_e.push(table.e_index(Some((eps_r, sigma)), &m.poles, dt, &mut ecache));
                 pure_h.push(table.h_index(mu_r, dt, &mut hcache));
             }
         }
@@ -216,7 +276,19 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
                             }
                             let n = around.len() as f64;
                             let p = if pec { None } else { Some((eps / n, sig / n)) };
-                            list.push((i * sx + local, Mixed::E(p)));
+                            // Each dispersive material's poles once, weighted by its cells.
+                            let mut poles = Vec::new();
+                            if !pec {
+                                for (q, &m) in around.iter().enumerate() {
+                                    if around[..q].contains(&m) {
+                                        continue;
+                                    }
+                                    let w = around.iter().filter(|&&o| o == m).count() as f64 / n;
+                                    let mat = &scene.materials[m as usize];
+                                    poles.extend(mat.poles.iter().map(|p| weighted(p, w)));
+                                }
+                            }
+                            list.push((i * sx + local, Mixed::E(p, poles)));
                         } else {
                             let inv: f64 = around
                                 .iter()
@@ -234,7 +306,7 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
             .collect();
         for (flat, mx) in mixed.into_iter().flatten() {
             out[flat] = match mx {
-                Mixed::E(p) => table.e_index(p, dt, &mut ecache),
+                Mixed::E(p, poles) => table.e_index(p, &poles, dt, &mut ecache),
                 Mixed::H(mu) => table.h_index(mu, dt, &mut hcache),
             };
         }
@@ -273,12 +345,18 @@ pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
     if fmax <= 0.0 {
         return None;
     }
+    // A dispersive material's index is |√(ε(ω)·μ_r)| at fmax (its poles raise it below
+    // their resonances, so ε∞ alone would overstate the resolution).
     let nmax = scene
         .materials
         .iter()
         .map(|m| match m.kind {
             MaterialKind::Pec => 1.0,
-            MaterialKind::Dielectric { eps_r, mu_r, .. } => (eps_r * mu_r).sqrt(),
+            MaterialKind::Dielectric { eps_r, mu_r, .. } if m.poles.is_empty() => (eps_r * mu_r).sqrt(),
+            MaterialKind::Dielectric { mu_r, .. } => {
+                let (re, im) = m.eps_at(std::f64::consts::TAU * fmax).unwrap_or((1.0, 0.0));
+                (re.hypot(im) * mu_r).sqrt()
+            }
         })
         .fold(1.0, f64::max);
     let lambda = C0 / (fmax * nmax);

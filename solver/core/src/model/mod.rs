@@ -3,6 +3,7 @@
 //! Built once from a [`Scene`] by [`Model::discretize`]; both backends execute the
 //! same `Model`, so they run the same update equations on the same numbers.
 mod cpml;
+pub mod dispersion;
 mod grid;
 pub mod lumped;
 mod materials;
@@ -12,7 +13,7 @@ pub mod thin;
 pub use cpml::{CpmlLayer, Profile};
 pub use grid::{Box3, Grid, Range};
 pub use lumped::{LumpedModel, PortModel};
-pub use materials::{paint as cell_materials, CoefTable, MIXED};
+pub use materials::{paint as cell_materials, weighted as weighted_pole, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
 
 use crate::scene::{Boundary, Scene};

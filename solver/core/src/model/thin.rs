@@ -355,6 +355,7 @@ pub(super) fn apply(scene: &Scene, grid: &Grid, coefs: &mut CoefTable, mat: &mut
         None => {
             coefs.e.push([0.0, 0.0]);
             coefs.e_props.push(None);
+            coefs.e_poles.push(Vec::new());
             (coefs.e.len() - 1) as u16
         }
     };

@@ -1,6 +1,7 @@
 //! The passes every model gets from its scene: point sources and probes. Each lives in
 //! its own file with its CPU code, and its WGSL kernel in `shaders/passes/`.
 pub mod dft;
+pub mod dispersive;
 pub mod lumped;
 pub mod probes;
 pub mod sources;
@@ -22,6 +23,10 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     // After the electric sources (ports' Norton currents): E −= cb·J_L on final E.
     if let Some(l) = lumped::Inductors::new(model) {
         out.push(Arc::new(l));
+    }
+    // Last at AfterE: the poles' state update must see the final E¹ (sources included).
+    if let Some(d) = dispersive::Dispersive::new(model) {
+        out.push(Arc::new(d));
     }
     if let Some(p) = probes::Probes::new(model) {
         out.push(Arc::new(p));

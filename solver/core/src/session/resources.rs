@@ -992,7 +992,10 @@ mod tests {
         let full = results_cost(&each);
         assert!(full.disk >= many.disk + 1000 * 1000 * 41 * 24, "{full:?} vs {many:?}");
         assert!(full.host >= many.host + 1000 * 1000 * 41 * 16, "{full:?} vs {many:?}");
-        let plan = |m: &crate::model::Model| host_plan(m, StateIn::Ram, None, &[], 64, false, 0).total();
+        let plan = |m: &crate::model::Model| {
+            let sim = crate::Simulation::standard(m.clone());
+            host_plan(&sim, StateIn::Ram, None, &[], 64, false, 0).total()
+        };
         assert!(
             plan(&each) >= plan(&model) + model_bytes(&model),
             "the other drives' model is counted"
