@@ -552,3 +552,72 @@ fn a_real_sigterm_right_after_set_up_leaves_a_resumable_run() {
         assert_same_results(refdir.path(), d);
     }
 }
+
+/// Issue 19, item 2: under an address-space limit (`prlimit --as`, as some batch systems
+/// set) a 1000-port run passed the plan and aborted (134) allocating its Touchstone text
+/// after the last step, with status `running`. The plan now counts the worker threads'
+/// address-space reservations (`resources::THREAD_RESERVE`). The test searches (by
+/// bisection, to 8 MiB) for the smallest limit the plan accepts and requires every run
+/// on the way to be refused before it starts (exit 4, no output)
+/// or to complete (exit 0, status `complete`, the Touchstone file written): never an
+/// abort. Before the fix the run at the smallest accepted limit aborted (measured on the
+/// 2-core machine: accepted from about 0.94 GB, aborting up to about 0.97 GB).
+#[test]
+fn under_an_address_space_limit_the_end_of_a_run_is_refused_or_completes() {
+    let mut scene = many_ports().replace("steps = 8000", "steps = 50");
+    for k in 300..1000 {
+        let (i, j) = (k / 39 + 1, k % 39 + 1);
+        scene.push_str(&format!(
+            "[[ports]]\nname = \"p{k}\"\nstart = [{i}e-3, {j}e-3, 0]\nend = [{i}e-3, {j}e-3, 1e-3]\n"
+        ));
+    }
+    let dir = setup(&[("many.toml", &scene)]);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64 + 2;
+    let reserve = threads * (72 << 20);
+    // Run under `limit` bytes: true when the plan accepted it (and it completed).
+    let run = |limit: u64| -> bool {
+        let out = format!("o{limit}.h5");
+        let o = output(
+            Command::new("prlimit")
+                .arg(format!("--as={limit}"))
+                .arg(BIN)
+                .args(["run", "many.toml", "-o", &out, "--backend", "cpu", "--force"])
+                .current_dir(dir.path())
+                .env("XDG_RUNTIME_DIR", std::env::temp_dir()),
+        );
+        let err = text(&o.stderr);
+        let path = dir.path().join(&out);
+        match o.status.code() {
+            Some(4) => {
+                // Far below, the grid itself is refused; near the edge, the results.
+                assert!(err.contains("does not fit in RAM"), "{limit}: {err}");
+                if limit > reserve + (1 << 30) {
+                    assert!(err.contains("after the last step for the results"), "{limit}: {err}");
+                }
+                assert!(!path.exists(), "{limit}: refused before the output is made");
+                false
+            }
+            Some(0) => {
+                assert_eq!(root_str(&path, "status"), "complete", "{limit}");
+                assert!(dir.path().join(format!("o{limit}.s1000p")).exists(), "{limit}");
+                for f in [path, dir.path().join(format!("o{limit}.s1000p"))] {
+                    std::fs::remove_file(f).unwrap();
+                }
+                true
+            }
+            code => panic!("limit {limit} B: exit {code:?} (an abort is 134, a signal None)\n{err}"),
+        }
+    };
+    let (mut lo, mut hi) = (256u64 << 20, reserve + (4u64 << 30));
+    assert!(!run(lo), "the results alone need more than {lo} B");
+    assert!(run(hi), "{hi} B is enough for this run");
+    while hi - lo > 8 << 20 {
+        let mid = lo + (hi - lo) / 2;
+        if run(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    eprintln!("smallest accepted address-space limit: {hi} B");
+}

@@ -424,8 +424,18 @@ pub fn available_ram() -> Option<u64> {
         .min()
 }
 
+/// Address space a worker thread takes when it starts allocating, beyond what the plan
+/// counts: glibc gives each thread that allocates its own malloc arena, reserved as a
+/// 64 MiB heap (`HEAP_MAX_SIZE` on 64-bit), plus the thread's stack (8 MiB for a
+/// default pthread). Under an address-space limit these reservations count in full, though
+/// hardly any of it is resident: a 1000-port run that the plan let start under
+/// `prlimit --as=1e9` aborted allocating its Touchstone text (issue 19, item 2).
+pub const THREAD_RESERVE: u64 = 72 << 20;
+
 /// What the address-space limit (`ulimit -v`, `prlimit --as`: some batch systems set it
-/// instead of a cgroup) leaves: the limit minus the process's virtual size now.
+/// instead of a cgroup) leaves: the limit minus the process's virtual size now and the
+/// reservations of the worker threads still to start ([`THREAD_RESERVE`] each: one per
+/// core, plus the writer and one spare).
 #[cfg(unix)]
 fn address_space_headroom() -> Option<u64> {
     // SAFETY: getrlimit only writes the struct we pass.
@@ -434,7 +444,12 @@ fn address_space_headroom() -> Option<u64> {
         return None;
     }
     let vm = status_kb("VmSize:")?;
-    Some((lim.rlim_cur as u64).saturating_sub(vm))
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64 + 2;
+    Some(
+        (lim.rlim_cur as u64)
+            .saturating_sub(vm)
+            .saturating_sub(threads * THREAD_RESERVE),
+    )
 }
 
 #[cfg(not(unix))]
