@@ -386,6 +386,30 @@ pub enum Pole {
     },
 }
 
+/// As written in a scene (`type = "debye", delta_eps = 6, tau = 1e-09`): for `fdtd check`.
+impl std::fmt::Display for Pole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Pole::Debye { delta_eps, tau } => write!(f, "type = \"debye\", delta_eps = {delta_eps}, tau = {tau:e}"),
+            Pole::Drude {
+                plasma_frequency,
+                damping,
+            } => write!(
+                f,
+                "type = \"drude\", plasma_frequency = {plasma_frequency:e}, damping = {damping:e}"
+            ),
+            Pole::Lorentz {
+                delta_eps,
+                frequency,
+                damping,
+            } => write!(
+                f,
+                "type = \"lorentz\", delta_eps = {delta_eps}, frequency = {frequency:e}, damping = {damping:e}"
+            ),
+        }
+    }
+}
+
 impl Pole {
     /// The pole's susceptibility at angular frequency `w` (rad/s) as (re, im), exp(+jωt).
     pub fn chi(&self, w: f64) -> (f64, f64) {

@@ -112,7 +112,7 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
             MaterialKind::Pec => outln!("  {:<16} {:>10}", m.name, "PEC"),
         }
         for p in &m.poles {
-            outln!("    pole {p:?}");
+            outln!("    pole {{ {p} }}");
         }
         for (f, (re, im)) in eps_in_band(m, model) {
             outln!("    ε at {:<10} {} {} j", si(f, "Hz"), sig(re, 6), sig(im, 6));
@@ -385,7 +385,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
                     .into_iter()
                     .map(|(f, (re, im))| json!({ "frequency": f, "re": re, "im": im }))
                     .collect();
-                let poles: Vec<String> = m.poles.iter().map(|p| format!("{p:?}")).collect();
+                let poles: Vec<String> = m.poles.iter().map(|p| format!("{{ {p} }}")).collect();
                 json!({ "name": m.name, "eps_r": eps_r, "mu_r": mu_r, "sigma": sigma, "poles": poles, "eps": eps })
             }
             MaterialKind::Pec => json!({ "name": m.name, "pec": true }),

@@ -467,26 +467,36 @@ fn objects_in_cpml(scene: &Scene, model: &Model, out: &mut Vec<String>) {
             continue;
         }
         let mut faces = Vec::new();
+        // Faces where the object ends inside the layer (a finite part cut by the
+        // absorber), as opposed to running through it to the domain's edge.
+        let mut ends_inside = false;
         for (f, b) in scene.boundaries.faces.iter().enumerate() {
             let Boundary::Cpml(p) = b else { continue };
             let a = f / 2;
             let depth = p.cells as f64 - 0.5;
-            let reaches = if f % 2 == 0 {
-                lo[a] < depth * g.d[a]
+            let (reaches, through) = if f % 2 == 0 {
+                (lo[a] < depth * g.d[a], lo[a] <= 0.0)
             } else {
-                hi[a] > (g.n[a] as f64 - depth) * g.d[a]
+                (hi[a] > (g.n[a] as f64 - depth) * g.d[a], hi[a] >= size[a])
             };
             if reaches {
                 faces.push(Boundaries::FACE_NAMES[f]);
+                ends_inside |= !through;
             }
         }
         if faces.is_empty() {
             continue;
         }
+        let why = if ends_inside {
+            "the layer absorbs what the object should carry or reflect (a ground plane or substrate through it is \
+             a different, lossy structure); keep objects out of the outer CPML cells, or enlarge the domain"
+        } else {
+            "it runs through the layer to the domain's edge, so it is modelled as extending to infinity there \
+             (right for a soil half-space, a substrate or an infinite line; for a finite object keep it out of \
+             the CPML or enlarge the domain)"
+        };
         out.push(format!(
-            "{}: objects[{i}] ({} of {:?}) reaches into the CPML layer of {}: the layer absorbs what the object \
-             should carry or reflect (a ground plane or substrate through it is a different, lossy structure); \
-             keep objects out of the outer CPML cells, or enlarge the domain",
+            "{}: objects[{i}] ({} of {:?}) reaches into the CPML layer of {}: {why}",
             scene.at(&format!("objects[{i}]")),
             o.shape.name(),
             m.name,
@@ -820,6 +830,18 @@ waveform = { type = "gaussian", frequency = 3e9 }
             w[0]
         );
         assert!(w[0].contains("objects[2]: "), "{}", w[0]);
+        // It ends inside the y layers (0.005 and 0.035 m): a finite plate cut by the absorber.
+        assert!(w[0].contains("the layer absorbs what the object"), "{}", w[0]);
+        // Running through the x layers to the domain's edges, clear of the y layers:
+        // modelled as infinite there (a substrate or a soil half-space), said so.
+        let through = plate
+            .replace("min = [0.0, 0.005,", "min = [0.0, 0.011,")
+            .replace("max = [0.04, 0.035,", "max = [0.04, 0.029,");
+        let w = warned(&dipole(BAND, WAVE, &through));
+        assert!(
+            w.len() == 1 && w[0].contains("CPML layer of x_min, x_max: it runs through") && w[0].contains("infinity"),
+            "{w:?}"
+        );
     }
 
     #[test]
