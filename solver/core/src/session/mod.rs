@@ -564,6 +564,32 @@ pub fn check_resumable(
 }
 
 /// How a run with `checkpoints` that stopped can continue.
+/// A run that failed while stepping (any drive) or checkpointing its last step: the
+/// output closed as failed, and how to continue (nothing after an instability:
+/// resuming would meet it again).
+fn run_failed(
+    output: Box<dyn Output>,
+    error: RunError,
+    steps: usize,
+    out: PathBuf,
+    checkpoints: &CheckpointPolicy,
+    kind: BackendChoice,
+) -> SessionError {
+    let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
+    let advice = match &error {
+        RunError::Unstable(_) => None,
+        RunError::Backend { .. } | RunError::Sink(_) => Some(resume_advice(checkpoints)),
+    };
+    SessionError::Run(Box::new(RunFailure {
+        error,
+        steps,
+        output: out,
+        closed,
+        advice,
+        on_gpu: kind == BackendChoice::Gpu,
+    }))
+}
+
 pub fn resume_advice(checkpoints: &CheckpointPolicy) -> ResumeAdvice {
     if !checkpoints.enabled {
         return ResumeAdvice::CheckpointsOff;
@@ -941,19 +967,7 @@ impl Prepared<'_> {
         let summary = match result {
             Ok(s) => s,
             Err(error) => {
-                let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
-                let advice = match &error {
-                    RunError::Unstable(_) => None,
-                    RunError::Backend { .. } | RunError::Sink(_) => Some(resume_advice(&checkpoints)),
-                };
-                return Err(SessionError::Run(Box::new(RunFailure {
-                    error,
-                    steps: model.grid.steps,
-                    output: out,
-                    closed,
-                    advice,
-                    on_gpu: kind == BackendChoice::Gpu,
-                })));
+                return Err(run_failed(output, error, model.grid.steps, out, &checkpoints, kind));
             }
         };
         // The end is recorded first, then (when results are still to be computed) the
@@ -975,15 +989,7 @@ impl Prepared<'_> {
                 &run_opts,
                 summary.steps_done,
             ) {
-                let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
-                return Err(SessionError::Run(Box::new(RunFailure {
-                    advice: Some(resume_advice(&checkpoints)),
-                    error,
-                    steps: model.grid.steps,
-                    output: out,
-                    closed,
-                    on_gpu: kind == BackendChoice::Gpu,
-                })));
+                return Err(run_failed(output, error, model.grid.steps, out, &checkpoints, kind));
             }
         }
         // Frequency-domain results of a finished run: the monitors' state (read from the
@@ -1055,15 +1061,7 @@ impl Prepared<'_> {
                     });
                 }
                 Err(error) => {
-                    let closed = output.fail(&error.to_string()).map_err(|e| e.to_string());
-                    return Err(SessionError::Run(Box::new(RunFailure {
-                        advice: Some(resume_advice(&checkpoints)),
-                        error,
-                        steps: model.grid.steps,
-                        output: out,
-                        closed,
-                        on_gpu: kind == BackendChoice::Gpu,
-                    })));
+                    return Err(run_failed(output, error, model.grid.steps, out, &checkpoints, kind));
                 }
             }
         }
