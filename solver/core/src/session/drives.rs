@@ -7,7 +7,9 @@
 //! and the others matched loads, without probes, snapshots, monitors or far fields
 //! (their records would be of a drive the file does not describe, and they cost memory),
 //! on a fresh backend of the same engine (the previous one is dropped first, so a GPU
-//! holds one drive's buffers at a time; drives run one after the other). Its V and I
+//! holds one drive's buffers at a time; drives run one after the other: on the H200, two
+//! device contexts time-slice, so "several at once" measured no faster, see
+//! docs/performance.md). Its V and I
 //! series stay in memory (one value per port and step) and only the port results are
 //! kept. No checkpoint is written during these drives: a resumed run repeats them all
 //! (see [`super::Prepared::run`]), so that a matrix is never assembled from drives of
