@@ -4,7 +4,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A small scene: a dipole near a dielectric block, one probe, one snapshot plane.
 const SCENE: &str = r#"
@@ -49,16 +50,6 @@ components = ["Ez", "Hx"]
 every = 20
 plane = { axis = "z", position = 0.006 }
 "#;
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        // Mesa (software GPU adapters) complains without it; harmless.
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .output()
-        .expect("run the fdtd binary")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -6,31 +6,11 @@ use fdtd::output::{Hdf5Format, ResultFile};
 use fdtd::session::{ErrorKind, RunRequest, Session};
 use fdtd_validation::cases::ports::reciprocal_two_port;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
-
-/// Held while this process has an HDF5 file open or starts a child (HDF5 opens files
-/// without close-on-exec).
-static FORK: Mutex<()> = Mutex::new(());
-
-fn fork_lock() -> std::sync::MutexGuard<'static, ()> {
-    FORK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    let _g = fork_lock();
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP")
-        .env_remove("FDTD_FAULT_NO_SPACE_AFTER")
-        .output()
-        .expect("run fdtd")
-}
+mod common;
+use common::*;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

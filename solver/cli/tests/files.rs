@@ -6,25 +6,11 @@
 use hdf5::types::VarLenUnicode;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
-
-/// Held while this process has an HDF5 file open and while it starts a child: HDF5 opens
-/// files without close-on-exec, so a child started meanwhile by another test would
-/// inherit the descriptor, and with it the file's lock, for as long as it runs.
-static FORK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn fork_lock() -> std::sync::MutexGuard<'static, ()> {
-    FORK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Run `c` to completion (see [`FORK`]).
-fn output(c: &mut Command) -> Output {
-    let _g = fork_lock();
-    c.output().expect("run a command")
-}
+mod common;
+use common::*;
 
 /// A 30³-cell dipole in a PEC box: a probe and a full-volume snapshot every 500 steps
 /// (119 KiB a frame, uncompressed with `--compression 0`), a checkpoint of 0.7 MB.
@@ -55,20 +41,6 @@ name = "all"
 components = ["Ez"]
 every = 500
 "#;
-
-fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP")
-        .env_remove("FDTD_FAULT_NO_SPACE_AFTER");
-    c
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    output(&mut cmd(dir, args))
-}
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {
     let _g = fork_lock();

@@ -3,9 +3,10 @@
 //! 1e308, a port driven with amplitude 0 (NaN S printed as −6000 dB with a band over the
 //! whole range), and `FDTD_GPU_SHADERS` naming no directory.
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A small port scene: a 50 Ω port on a 100 Ω resistor in a PEC box; `{wave}` is the
 /// port's waveform table and `{extra}` is appended.
@@ -40,12 +41,7 @@ r = 100
 const WAVE: &str = r#"{ type = "gaussian", frequency = 3e9 }"#;
 
 fn fdtd(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(dir)
-        .output()
-        .expect("run the fdtd binary")
+    fdtd_env(dir, args, env)
 }
 
 fn text(b: &[u8]) -> String {

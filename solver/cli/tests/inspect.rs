@@ -2,10 +2,10 @@
 //! mistakes and silent runs, and the attributes that make a result file describe itself.
 use hdf5::types::VarLenUnicode;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 fn scene(freq: &str, extra: &str) -> String {
     let source = format!(
@@ -39,14 +39,6 @@ every = 25
 plane = {{ axis = "z", position = 0.010 }}
 {extra}"#
     )
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run the fdtd binary")
 }
 
 fn text(b: &[u8]) -> String {

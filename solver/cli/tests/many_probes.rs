@@ -3,10 +3,11 @@
 //! the probes record.
 use hdf5::types::VarLenUnicode;
 use std::fmt::Write;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
+
 const PROBES: usize = 3000;
 const STEPS: usize = 20;
 
@@ -29,15 +30,6 @@ fn scene() -> String {
         .unwrap();
     }
     s
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .output()
-        .expect("run the fdtd binary")
 }
 
 fn text(b: &[u8]) -> String {

@@ -2,9 +2,10 @@
 //! device refuses is exit 4 with what would fit (never a panic), the host plan is held
 //! to the process's real peak, and every run stores planned and measured peaks.
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A vacuum cube of `n` cells (1 mm), 4-cell CPML, a dipole and one probe.
 fn cube(n: usize, steps: usize) -> String {
@@ -34,17 +35,7 @@ components = ["Ez"]
 }
 
 fn fdtd(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_GPU_BUDGET")
-        .env_remove("FDTD_GPU_ALLOC_FAIL_AFTER")
-        .env_remove("FDTD_RAM_LIMIT");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("run the fdtd binary")
+    fdtd_env(dir, args, env)
 }
 
 fn text(b: &[u8]) -> String {

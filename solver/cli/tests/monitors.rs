@@ -3,9 +3,9 @@
 //! after a checkpoint and resumed ends with the same monitor results, bit for bit, as an
 //! uninterrupted run (the monitors' state is in the checkpoint).
 use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 const SCENE: &str = r#"
 [domain]
@@ -37,19 +37,6 @@ box = { min = [0.008, 0.008, 0.008], max = [0.016, 0.016, 0.017] }
 name = "ff"
 frequencies = [6e9]
 "#;
-
-fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP");
-    c
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    cmd(dir, args).output().expect("run the fdtd binary")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

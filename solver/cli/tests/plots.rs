@@ -8,10 +8,10 @@ use fdtd::plot::slice::{slice_png, Slice, Style};
 use fdtd::plot::{diverging, material_colour, Canvas, Geometry, Panel};
 use fdtd::scene::Scene;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A modulated-gaussian dipole at 6 GHz beside a PEC block, in a CPML box.
 const SCENE: &str = r#"
@@ -45,14 +45,6 @@ components = ["Ez"]
 every = 20
 plane = { axis = "z", position = 0.010 }
 "#;
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run the fdtd binary")
-}
 
 /// The run, made once for every test: (directory, result file).
 fn run() -> &'static (tempfile::TempDir, PathBuf) {

@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A 50 Ω port on a 100 Ω resistor between two small PEC plates in a PEC box.
 const SCENE: &str = r#"
@@ -45,15 +46,8 @@ r = 100
 "#;
 
 fn fdtd(dir: &Path, args: &[&str], fault: Option<&str>) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP");
-    if let Some(f) = fault {
-        c.env("FDTD_FAULT_AT_STEP", f);
-    }
-    c.output().expect("run fdtd")
+    let fault: Vec<(&str, &str)> = fault.map(|f| ("FDTD_FAULT_AT_STEP", f)).into_iter().collect();
+    fdtd_env(dir, args, &fault)
 }
 
 fn text(b: &[u8]) -> String {

@@ -8,19 +8,12 @@ use fdtd::output::Hdf5Format;
 use fdtd::session::{ErrorKind, RunReport, RunRequest, Session, SessionError};
 use hdf5::types::VarLenUnicode;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
-
-/// Held while this process has an HDF5 file open and while it starts a child (HDF5 opens
-/// files without close-on-exec; a child would inherit the descriptor and its lock).
-static FORK: Mutex<()> = Mutex::new(());
-
-fn fork_lock() -> std::sync::MutexGuard<'static, ()> {
-    FORK.lock().unwrap_or_else(|e| e.into_inner())
-}
+mod common;
+use common::*;
 
 /// A 50 Ω port on a 100 Ω resistor between two small PEC plates in a PEC box (the end
 /// criterion stops it after about 1100 steps).
@@ -83,25 +76,6 @@ name = "mid"
 components = ["Ez"]
 every = 50
 "#;
-
-fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP")
-        .env_remove("FDTD_FAULT_NO_SPACE_AFTER");
-    c
-}
-
-fn output(c: &mut Command) -> Output {
-    let _g = fork_lock();
-    c.output().expect("run fdtd")
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    output(&mut cmd(dir, args))
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -4,10 +4,11 @@
 //! and outputs that cannot be written or do not fit the disk.
 use hdf5::types::VarLenUnicode;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 /// A 40³-cell dipole scene with a dielectric block, a probe and a snapshot plane:
 /// about a millisecond per step on one thread, so a kill lands at a step we choose.
@@ -59,19 +60,6 @@ components = ["Ez", "Hx"]
 every = 20
 plane = { axis = "z", position = 0.012 }
 "#;
-
-fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .env_remove("FDTD_FAULT_AT_STEP");
-    c
-}
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    cmd(dir, args).output().expect("run the fdtd binary")
-}
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {
     cmd(dir, args)

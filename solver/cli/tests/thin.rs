@@ -2,10 +2,9 @@
 //! thin conductors), warns about an object that covers nothing, and reports a bad wire
 //! with its position.
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fdtd");
+mod common;
+use common::*;
 
 const SCENE: &str = r#"
 [domain]
@@ -49,14 +48,6 @@ component = "Ez"
 position = [0.010, 0.010, 0.0095]
 waveform = { type = "gaussian", frequency = 20e9 }
 "#;
-
-fn fdtd(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run the fdtd binary")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
