@@ -27,6 +27,7 @@ pub use fdtd_scene as scene;
 pub use fdtd_scene::{component, waveform, Component, C0, EPS0, ETA0, MU0};
 pub use simulation::Simulation;
 
+pub mod atomic_file;
 pub mod backend;
 pub mod checkpoint;
 pub mod farfield;

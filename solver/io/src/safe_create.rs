@@ -19,22 +19,10 @@
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-static SERIAL: AtomicU64 = AtomicU64::new(0);
 
 /// `DIR/.NAME.<pid>-<n>.tmp` beside `path`: where a new output is built.
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = SERIAL.fetch_add(1, Ordering::Relaxed);
-    let tmp = format!(".{name}.{}-{n}.tmp", std::process::id());
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.join(tmp),
-        _ => PathBuf::from(tmp),
-    }
+    fdtd_core::atomic_file::temp_beside(path)
 }
 
 /// Why a new output could not take its name.

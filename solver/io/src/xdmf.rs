@@ -12,7 +12,7 @@
 //! E components' times; H components are half a step earlier (`h_time_offset`).
 use fdtd_core::Component as Comp;
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::Path;
 
 /// One component of a snapshot as stored in the `.h5` file.
@@ -99,32 +99,10 @@ pub fn document(h5_name: &str, spacing: [f64; 3], snapshots: &[Snapshot]) -> Str
     x
 }
 
-/// Write `text` to `path` through a temporary file and a rename, so a reader never sees
-/// half a document. The temporary (`.NAME.<pid>-<n>.tmp` beside it) is created new
-/// (`O_EXCL`: never through a link planted at its name) and the rename replaces the name
-/// itself, never a file a link at it points to.
+/// Write `text` to `path` whole, never through a link planted at its name
+/// ([`fdtd_core::atomic_file`]).
 pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
-    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp_name = format!(".{name}.{}-{n}.tmp", std::process::id());
-    let tmp = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.join(tmp_name),
-        _ => std::path::PathBuf::from(tmp_name),
-    };
-    let written = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all().ok();
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    fdtd_core::atomic_file::write(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::results::{self, RunResult};
 use crate::spectrum;
 use crate::status::{collect_status, SchedulerView, State, VariantStatus};
 use crate::SweepError;
+use fdtd_core::atomic_file::NewFile;
 use hdf5::types::VarLenUnicode;
 use std::collections::BTreeMap;
 
@@ -238,16 +239,12 @@ pub fn write(summary: &Summary, layout: &Layout) -> Result<(), SweepError> {
     crate::layout::write_atomic(&layout.summary_csv(), csv.as_bytes())?;
     let path = layout.summary_h5();
     // A fresh temporary (O_EXCL, never a planted link) that HDF5 then truncates.
-    let (f, tmp) = crate::fsafe::create_temp(&path)?;
-    drop(f);
-    write_h5(summary, &tmp).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        SweepError::Hdf5 {
-            path: tmp.clone(),
-            message: format!("writing the summary: {e}"),
-        }
+    let out = NewFile::create(&path).map_err(|e| SweepError::io(&path, "creating a temporary beside", e))?;
+    write_h5(summary, out.temp()).map_err(|e| SweepError::Hdf5 {
+        path: out.temp().to_path_buf(),
+        message: format!("writing the summary: {e}"),
     })?;
-    crate::fsafe::publish(&tmp, &path)
+    out.commit().map_err(|e| crate::fsafe::commit_error(&path, e))
 }
 
 fn vlu(s: &str) -> VarLenUnicode {

@@ -13,13 +13,11 @@
 //! long as they write the directory, so a second runner is refused with one message
 //! instead of both fighting over the variants.
 use crate::SweepError;
+use fdtd_core::atomic_file;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-static SERIAL: AtomicU64 = AtomicU64::new(0);
 
 fn unsafe_path(path: &Path, message: impl Into<String>) -> SweepError {
     SweepError::Unsafe {
@@ -41,65 +39,19 @@ pub fn is_link(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
-/// `DIR/.NAME.<pid>-<n>.tmp` beside `path`.
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = SERIAL.fetch_add(1, Ordering::Relaxed);
-    let tmp = format!(".{name}.{}-{n}.tmp", std::process::id());
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.join(tmp),
-        _ => PathBuf::from(tmp),
-    }
-}
-
-/// Create a file that does not exist yet, never through a link.
-fn create_new(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-}
-
-/// A fresh temporary file beside `path` (created with `O_EXCL`), and its name.
-pub fn create_temp(path: &Path) -> Result<(File, PathBuf), SweepError> {
-    for _ in 0..64 {
-        let tmp = temp_path(path);
-        match create_new(&tmp) {
-            Ok(f) => return Ok((f, tmp)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(SweepError::io(&tmp, "creating", e)),
-        }
-    }
-    Err(unsafe_path(path, "cannot find a free temporary name beside it"))
-}
-
-/// Move the temporary `tmp` to `path` (replacing a file or a link there, never writing
-/// through it); the temporary is removed on failure.
-pub fn publish(tmp: &Path, path: &Path) -> Result<(), SweepError> {
-    if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-        let _ = fs::remove_file(tmp);
-        return Err(unsafe_path(path, "is a directory, not a file"));
-    }
-    fs::rename(tmp, path).map_err(|e| {
-        let _ = fs::remove_file(tmp);
-        SweepError::io(path, "renaming into place", e)
-    })
-}
-
 /// Write `path` through a fresh temporary file and a rename, so readers never see half a
-/// file and a link planted at either name is never written through.
+/// file and a link planted at either name is never written through
+/// ([`fdtd_core::atomic_file`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SweepError> {
-    let (mut f, tmp) = create_temp(path)?;
-    if let Err(e) = f.write_all(bytes).and_then(|_| f.flush()) {
-        let _ = fs::remove_file(&tmp);
-        return Err(SweepError::io(&tmp, "writing", e));
+    atomic_file::write(path, bytes).map_err(|e| commit_error(path, e))
+}
+
+/// The error of writing `path` whole.
+pub fn commit_error(path: &Path, e: io::Error) -> SweepError {
+    match e.kind() {
+        io::ErrorKind::IsADirectory => unsafe_path(path, "is a directory, not a file"),
+        _ => SweepError::io(path, "writing", e),
     }
-    drop(f);
-    publish(&tmp, path)
 }
 
 /// Open `path` for appending (created if missing), never through a link.

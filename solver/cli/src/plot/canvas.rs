@@ -1,5 +1,6 @@
 //! An RGB pixel buffer, its PNG encoding, and where a figure put its data.
 use super::PlotError;
+use fdtd_core::atomic_file;
 use std::path::{Path, PathBuf};
 
 /// An RGB image, rows top to bottom.
@@ -30,9 +31,9 @@ impl Canvas {
 
     /// Write as an 8-bit RGB PNG (through [`NewFile`]: never through a link at `path`).
     pub fn save_png(&self, path: &Path) -> Result<(), PlotError> {
-        let out = NewFile::create(path)?;
+        let mut out = NewFile::create(path)?;
         self.encode_png(out.writer()?, path)?;
-        out.commit()
+        out.commit(path)
     }
 
     fn encode_png(&self, file: std::fs::File, path: &Path) -> Result<(), PlotError> {
@@ -85,69 +86,37 @@ impl Canvas {
     }
 }
 
-/// A figure file being written: a fresh temporary name beside `path`, created with
-/// O_EXCL (`create_new`), renamed over `path` once complete. A link planted at `path`
-/// (or at the temporary name) is never followed: `rename` replaces the link itself, and
-/// `create_new` refuses an existing name. Dropped without [`NewFile::commit`], the
-/// temporary file is removed.
-pub(crate) struct NewFile {
-    tmp: PathBuf,
-    path: PathBuf,
-    file: Option<std::fs::File>,
-}
+/// A figure file being written: [`fdtd_core::atomic_file::NewFile`] (a fresh temporary
+/// beside `path`, never a link followed, renamed over `path` once complete, removed if
+/// dropped), with the figure's errors.
+pub(crate) struct NewFile(atomic_file::NewFile);
 
 impl NewFile {
     pub(crate) fn create(path: &Path) -> Result<NewFile, PlotError> {
-        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let name = path
-            .file_name()
-            .map_or("figure".into(), |n| n.to_string_lossy().into_owned());
-        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = path.with_file_name(format!(".{name}.{}.{seq}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
+        atomic_file::NewFile::create(path)
+            .map(NewFile)
             .map_err(|source| PlotError::Write {
-                path: tmp.clone(),
+                path: path.to_path_buf(),
                 source,
-            })?;
-        Ok(NewFile {
-            tmp,
-            path: path.to_path_buf(),
-            file: Some(file),
-        })
+            })
     }
 
-    /// The open temporary file (once).
-    pub(crate) fn writer(&self) -> Result<std::fs::File, PlotError> {
+    /// The open temporary file (a handle of it).
+    pub(crate) fn writer(&mut self) -> Result<std::fs::File, PlotError> {
+        let tmp = self.0.temp().to_path_buf();
         let f = self
-            .file
-            .as_ref()
+            .0
+            .file()
             .ok_or_else(|| PlotError::Data("the figure file is closed".into()))?;
-        f.try_clone().map_err(|source| PlotError::Write {
-            path: self.tmp.clone(),
-            source,
-        })
+        f.try_clone().map_err(|source| PlotError::Write { path: tmp, source })
     }
 
     /// Rename the finished file over `path`.
-    pub(crate) fn commit(mut self) -> Result<(), PlotError> {
-        self.file = None;
-        std::fs::rename(&self.tmp, &self.path).map_err(|source| PlotError::Write {
-            path: self.path.clone(),
+    pub(crate) fn commit(self, path: &Path) -> Result<(), PlotError> {
+        self.0.commit().map_err(|source| PlotError::Write {
+            path: path.to_path_buf(),
             source,
-        })?;
-        self.tmp = PathBuf::new();
-        Ok(())
-    }
-}
-
-impl Drop for NewFile {
-    fn drop(&mut self) {
-        if !self.tmp.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
+        })
     }
 }
 

@@ -232,7 +232,7 @@ pub fn slice_gif(
     delay_cs: u16,
     path: &Path,
 ) -> Result<Figure, PlotError> {
-    let out = super::canvas::NewFile::create(path)?;
+    let mut out = super::canvas::NewFile::create(path)?;
     let file = out.writer()?;
     let enc_err = |e: gif::EncodingError| PlotError::Encode {
         path: path.to_path_buf(),
@@ -278,7 +278,7 @@ pub fn slice_gif(
                 source,
             })?;
     }
-    out.commit()?;
+    out.commit(path)?;
     Ok(Figure {
         path: path.to_path_buf(),
         width,
