@@ -18,6 +18,7 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 pub mod cases;
+pub mod column;
 pub mod reference;
 pub mod suite;
 

@@ -16,6 +16,7 @@ use fdtd::backend::gpu::{GpuBackend, GpuConfig};
 use fdtd::backend::{Backend, BackendError, BackendOptions, SolverState};
 use fdtd::model::Model;
 use fdtd::Simulation;
+use fdtd_validation::column::Column;
 use fdtd_validation::scene;
 use std::sync::Arc;
 
@@ -177,40 +178,15 @@ fn gpu_matches_cpu_with_dispersive_media() {
 /// A periodic 1 × 1 column of `cells` 1 mm cells whose Debye soil (ε∞ 2, Δε 3, τ 30 ps,
 /// σ 0.01) runs from plane 400 into the z+ CPML; an Ex probe in the soil at plane 700.
 fn soil_column(cells: usize, steps: usize) -> Arc<Simulation> {
-    let text = format!(
-        r#"
-[domain]
-cell = 1e-3
-cells = [1, 1, {cells}]
-[time]
-steps = {steps}
-[boundaries]
-x = "periodic"
-y = "periodic"
-z = "cpml"
-[boundaries.cpml]
-cells = 20
-[materials.soil]
-eps_r = 2
-sigma = 0.01
-poles = [{{ type = "debye", delta_eps = 3, tau = 3e-11 }}]
-[[objects]]
-shape = "box"
-material = "soil"
-min = [0.0, 0.0, 0.4]
-max = [0.001, 0.001, {}]
-[[sources]]
-type = "current"
-component = "Ex"
-position = [0.0005, 0.0, 0.3]
-waveform = {{ type = "gaussian_derivative", frequency = 10e9 }}
-[[probes]]
-name = "soil"
-position = [0.0005, 0.0, 0.7]
-components = ["Ex"]
-"#,
-        cells as f64 * 1e-3
-    );
+    let keys = "eps_r = 2\nsigma = 0.01\npoles = [{ type = \"debye\", delta_eps = 3, tau = 3e-11 }]";
+    let text = Column {
+        cells,
+        steps,
+        slab: Some((keys, 0.4, cells as f64 * 1e-3)),
+        source: (0.3, "gaussian_derivative"),
+        probes: &[("soil", 0.7)],
+    }
+    .toml();
     Arc::new(Simulation::standard(
         Model::discretize(&scene(&text)).unwrap_or_else(|e| panic!("{e}")),
     ))

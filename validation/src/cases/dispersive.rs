@@ -11,6 +11,7 @@
 //! * the continuous Fresnel coefficient with ε(ω), |r| within 1 % at ≥ 25 cells per
 //!   wavelength in the medium (the Yee interface is second-order accurate).
 use super::{largest, BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
+use crate::column::Column;
 use fdtd_core::model::dispersion::{eps_continuous, eps_discrete};
 use fdtd_core::model::Model;
 use fdtd_core::runner::MemorySink;
@@ -33,40 +34,14 @@ fn column(material: Option<&str>) -> String {
 
 /// The column with `material` in cells INTERFACE..`end` and the probe at plane `probe`.
 fn column_with(material: Option<&str>, end: usize, probe: usize) -> String {
-    let obj = match material {
-        Some(m) => format!(
-            "[materials.medium]\n{m}\n[[objects]]\nshape = \"box\"\nmaterial = \"medium\"\nmin = [0.0, 0.0, {}]\nmax = [0.001, 0.001, {}]\n",
-            INTERFACE as f64 * 1e-3,
-            end as f64 * 1e-3
-        ),
-        None => String::new(),
-    };
-    format!(
-        r#"
-[domain]
-cell = 1e-3
-cells = [1, 1, {CELLS}]
-[time]
-steps = {STEPS}
-[boundaries]
-x = "periodic"
-y = "periodic"
-z = "cpml"
-[boundaries.cpml]
-cells = 20
-{obj}
-[[sources]]
-type = "current"
-component = "Ex"
-position = [0.0005, 0.0, 0.04]
-waveform = {{ type = "gaussian", frequency = 10e9 }}
-[[probes]]
-name = "front"
-position = [0.0005, 0.0, {}]
-components = ["Ex"]
-"#,
-        probe as f64 * 1e-3
-    )
+    Column {
+        cells: CELLS,
+        steps: STEPS,
+        slab: material.map(|m| (m, INTERFACE as f64 * 1e-3, end as f64 * 1e-3)),
+        source: (0.04, "gaussian"),
+        probes: &[("front", probe as f64 * 1e-3)],
+    }
+    .toml()
 }
 
 /// Complex DTFT (exp(+jωt) phasor convention) of a series sampled every `dt`.

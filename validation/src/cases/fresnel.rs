@@ -5,6 +5,7 @@
 //! it at both ends. Compared with the same column without the dielectric, the
 //! reflected and transmitted spectra give |r| = |1 − n|/(1 + n) and |t| = 2/(1 + n).
 use super::{largest, BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
+use crate::column::Column;
 use fdtd_core::model::Model;
 use fdtd_core::runner::MemorySink;
 use fdtd_core::Component;
@@ -12,41 +13,14 @@ use std::f64::consts::PI;
 
 /// The column with a dielectric of `eps_r` from z = 0.25 m on (also the lossy case's).
 pub fn column(eps_r: f64) -> String {
-    format!(
-        r#"
-[domain]
-cell = 1e-3
-cells = [1, 1, 400]
-[time]
-steps = 900
-[boundaries]
-x = "periodic"
-y = "periodic"
-z = "cpml"
-[boundaries.cpml]
-cells = 20
-[materials.dielectric]
-eps_r = {eps_r}
-[[objects]]
-shape = "box"
-material = "dielectric"
-min = [0.0, 0.0, 0.25]
-max = [0.001, 0.001, 0.4]
-[[sources]]
-type = "current"
-component = "Ex"
-position = [0.0005, 0.0, 0.1]
-waveform = {{ type = "gaussian", frequency = 10e9 }}
-[[probes]]
-name = "front"
-position = [0.0005, 0.0, 0.18]
-components = ["Ex"]
-[[probes]]
-name = "inside"
-position = [0.0005, 0.0, 0.32]
-components = ["Ex"]
-"#
-    )
+    Column {
+        cells: 400,
+        steps: 900,
+        slab: Some((&format!("eps_r = {eps_r}"), 0.25, 0.4)),
+        source: (0.1, "gaussian"),
+        probes: &[("front", 0.18), ("inside", 0.32)],
+    }
+    .toml()
 }
 
 /// |DTFT| of a series sampled every `dt` at frequency `f`.
