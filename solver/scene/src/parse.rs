@@ -1254,12 +1254,11 @@ fn list<'a>(v: Option<Val<'a>>, name: &str) -> R<Vec<Tbl<'a>>> {
 #[derive(Default)]
 struct Names(HashMap<String, String>);
 
-/// The longest name of a probe, port, snapshot or monitor: with a prefix and an
-/// extension it must still be a file name (at most 255 bytes on common file systems).
-const MAX_NAME_BYTES: usize = 128;
-/// The longest name of a source, probe, port or monitor (a file name holds 255 bytes, and
-/// `fdtd plot` adds the result's stem and a suffix).
+/// The longest name of a source, probe, port, snapshot or monitor, in characters and in
+/// bytes: names become parts of file names (`fdtd plot` adds the result's stem and a
+/// suffix), and a file name holds at most 255 bytes on common file systems.
 const MAX_NAME: usize = 100;
+const MAX_NAME_BYTES: usize = 128;
 
 impl Names {
     /// The entry's `name`, or `{prefix}{i+1}`; an error if already taken.
@@ -1277,20 +1276,17 @@ impl Names {
                         .err(format!("invalid name {s:?}"))
                         .hint("names are used in the output file: no '/' or control characters, not `.` or `..`"));
                 }
-                if s.len() > MAX_NAME_BYTES {
+                let chars = s.chars().count();
+                if chars > MAX_NAME || s.len() > MAX_NAME_BYTES {
+                    let size = match chars > MAX_NAME {
+                        true => format!("{chars} characters"),
+                        false => format!("{} bytes", s.len()),
+                    };
                     return Err(v
                         .err(format!(
-                            "a name of {} bytes is too long (at most {MAX_NAME_BYTES})",
-                            s.len()
+                            "a name of {size} is too long (at most {MAX_NAME} characters and {MAX_NAME_BYTES} bytes)"
                         ))
-                        .hint("names become file names (plots, tables), which are limited to 255 bytes"));
-                }
-                if s.chars().count() > MAX_NAME {
-                    return Err(v
-                        .err(format!("a name of {} characters is too long", s.chars().count()))
-                        .hint(format!(
-                            "names are used in the output file's paths: at most {MAX_NAME} characters"
-                        )));
+                        .hint("names become parts of file names (plots, tables), which hold at most 255 bytes"));
                 }
                 (s.to_string(), v.err(""))
             }

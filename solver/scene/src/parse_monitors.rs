@@ -411,7 +411,17 @@ phi_step = 0
         let e = errors(&format!(
             "[[probes]]\nname = \"{long}\"\nposition = [0.01, 0.01, 0.01]\n"
         ));
-        assert!(e[0].3.contains("300 bytes is too long (at most 128)"), "{e:?}");
+        assert!(
+            e[0].3
+                .contains("300 characters is too long (at most 100 characters and 128 bytes)"),
+            "{e:?}"
+        );
+        // Few characters, too many bytes (70 two-byte characters).
+        let long = "é".repeat(70);
+        let e = errors(&format!(
+            "[[probes]]\nname = \"{long}\"\nposition = [0.01, 0.01, 0.01]\n"
+        ));
+        assert!(e[0].3.contains("140 bytes is too long"), "{e:?}");
         // 40 000 duplicate names: every one reported, in linear time (33 s before).
         let mut text = String::new();
         for _ in 0..40_000 {
