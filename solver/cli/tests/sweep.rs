@@ -268,3 +268,59 @@ fn a_port_fed_sweep_summarises_its_ports_and_far_fields() {
     let f0 = f.dataset("columns/port_feed_f0_hz").unwrap().read_raw::<f64>().unwrap();
     assert_eq!(f0[1].to_string(), rows[1]["port_feed_f0_hz"]);
 }
+
+/// Issue 18: a sweep of a two-port scene that drives each port has the transmission
+/// columns of the full S-matrix (`s_<out>_<in>_…`) and every port's own columns, taken
+/// from `/s_matrix` at the frequencies the run resolved.
+#[test]
+fn a_drive_each_sweep_summarises_the_s_matrix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let base = fdtd_validation::cases::ports::reciprocal_two_port(6000);
+    std::fs::write(dir.join("base.toml"), base).unwrap();
+    std::fs::write(
+        dir.join("sweep.toml"),
+        "[sweep]\nbase = \"base.toml\"\ndirectory = \"out\"\n[parameters]\nc = [1e-12, 4e-12]\n\
+         [set]\n\"lumped[0].c\" = \"c\"\n",
+    )
+    .unwrap();
+    let o = fdtd(dir, &["sweep", "run", "sweep.toml", "-j", "2", "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = fdtd(dir, &["sweep", "collect", "out"]);
+    assert_eq!(o.status.code(), Some(0));
+    let rows = read_csv(&dir.join("out/summary.csv"));
+    let num = |r: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
+        r.get(k)
+            .unwrap_or_else(|| panic!("no column {k}: {:?}", r.keys()))
+            .parse()
+            .unwrap_or_else(|e| panic!("{k} = {:?}: {e}", r[k]))
+    };
+    let mut peaks = Vec::new();
+    for r in &rows {
+        let file = hdf5::File::open(dir.join(format!("out/variants/{}/result.h5", r["id"]))).unwrap();
+        let freq = file.dataset("s_matrix/frequency").unwrap().read_raw::<f64>().unwrap();
+        let db = file.dataset("s_matrix/S_dB").unwrap().read_raw::<f64>().unwrap();
+        let ok = file.dataset("s_matrix/resolved").unwrap().read_raw::<u8>().unwrap();
+        let nf = freq.len();
+        // S_dB[out][in][freq]: S21 is out 1, in 0.
+        let s21 = &db[2 * nf..3 * nf];
+        let k = (0..nf)
+            .filter(|&k| ok[k] == 1)
+            .max_by(|&a, &b| s21[a].total_cmp(&s21[b]))
+            .unwrap();
+        assert!((num(r, "s_p2_p1_max_db") - s21[k]).abs() < 1e-9, "{r:?}");
+        assert_eq!(num(r, "s_p2_p1_max_hz"), freq[k]);
+        // Reciprocal: S12 = S21 (1e-6 in the validation case: a small fraction of a dB).
+        assert!(
+            (num(r, "s_p1_p2_max_db") - num(r, "s_p2_p1_max_db")).abs() < 1e-4,
+            "{r:?}"
+        );
+        assert!(num(r, "s_p2_p1_band3_lo_hz") <= freq[k] && freq[k] <= num(r, "s_p2_p1_band3_hi_hz"));
+        // The second port's own match, from the matrix's diagonal.
+        assert!(num(r, "port_p2_s11_min_db").is_finite(), "{r:?}");
+        peaks.push((num(r, "c"), num(r, "s_p2_p1_band3_hi_hz")));
+    }
+    // A larger shunt capacitor narrows the passband.
+    peaks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(peaks[1].1 <= peaks[0].1, "{peaks:?}");
+}

@@ -9,8 +9,14 @@
 //! band around the minimum; an edge at the end of the frequency range is that end).
 //! Per far field `<f>` and frequency (`<label>`, e.g. `1.5GHz`): `ff_<f>_d_dbi_<label>`
 //! (peak directivity) and `ff_<f>_gain_dbi_<label>` (peak gain, D + 10·log10 η, with a
-//! driven port). Values that are not finite (a port that was not driven, NaN in the
-//! file) are left out, never printed as numbers.
+//! driven port). Per transmission term S_qp (out `<q>`, in `<p>`): `s_<q>_<p>_max_db`
+//! and `s_<q>_<p>_max_hz` (the largest |S_qp|), `s_<q>_<p>_band3_lo_hz` and
+//! `s_<q>_<p>_band3_hi_hz` (the band within 3 dB of it: a filter's passband); from the
+//! full matrix (`/s_matrix`, a run that drove every port), every port's own columns too,
+//! else the undriven ports' S_{q,driven} of the one drive. Values that are not finite (a
+//! port that was not driven, NaN in the file) and frequencies the run could not resolve
+//! (`resolved` = 0: outside the drive's band, above Nyquist) are left out, never printed
+//! as numbers.
 use hdf5::{File, Group, Location};
 
 /// Most values read from one dataset or attribute (a result file is not trusted to be
@@ -89,11 +95,25 @@ pub fn port_figures(freq: &[f64], z: &[[f64; 2]], s: &[[f64; 2]]) -> PortFigures
             break;
         }
     }
-    let sdb: Vec<f64> = s
-        .iter()
-        .take(freq.len())
+    let sdb = db_of(s, freq.len());
+    let kmin = (0..sdb.len())
+        .filter(|&k| sdb[k].is_finite() && freq[k].is_finite())
+        .min_by(|&a, &b| sdb[a].total_cmp(&sdb[b]));
+    if let Some(k) = kmin {
+        out.s11_min = Some((sdb[k], freq[k]));
+        if sdb[k] <= -10.0 {
+            out.band = Some(band_around(freq, &sdb, k, -10.0));
+        }
+    }
+    out
+}
+
+/// 20·log10|s| per frequency (an exact zero is −300 dB, as far-field nulls are; NaN
+/// stays NaN).
+fn db_of(s: &[[f64; 2]], n: usize) -> Vec<f64> {
+    s.iter()
+        .take(n)
         .map(|v| {
-            // An exact match is −300 dB (as far-field nulls are), NaN stays NaN.
             let m = v[0].hypot(v[1]);
             if m.is_nan() {
                 f64::NAN
@@ -101,43 +121,194 @@ pub fn port_figures(freq: &[f64], z: &[[f64; 2]], s: &[[f64; 2]]) -> PortFigures
                 20.0 * m.max(1e-15).log10()
             }
         })
-        .collect();
-    let kmin = (0..sdb.len())
-        .filter(|&k| sdb[k].is_finite() && freq[k].is_finite())
-        .min_by(|&a, &b| sdb[a].total_cmp(&sdb[b]));
-    if let Some(k) = kmin {
-        out.s11_min = Some((sdb[k], freq[k]));
-        if sdb[k] <= -10.0 {
-            let below = |i: usize| sdb[i].is_finite() && sdb[i] <= -10.0;
-            let cross = |i: usize, j: usize| {
-                let t = (-10.0 - sdb[i]) / (sdb[j] - sdb[i]);
-                if sdb[j].is_finite() {
-                    freq[i] + t * (freq[j] - freq[i])
-                } else {
-                    freq[i]
-                }
-            };
-            let (mut lo, mut hi) = (k, k);
-            while lo > 0 && below(lo - 1) {
-                lo -= 1;
+        .collect()
+}
+
+/// The band of frequencies around sample `k` on the same side of `level` dB as `k`
+/// (below it for a match, above it for a passband), its edges interpolated linearly in
+/// dB; an edge at the end of the range (or next to a NaN) is that sample.
+fn band_around(freq: &[f64], db: &[f64], k: usize, level: f64) -> (f64, f64) {
+    let below = db[k] <= level;
+    let inside = |i: usize| db[i].is_finite() && (db[i] <= level) == below;
+    let cross = |i: usize, j: usize| {
+        if db[j].is_finite() {
+            let t = (level - db[i]) / (db[j] - db[i]);
+            freq[i] + t * (freq[j] - freq[i])
+        } else {
+            freq[i]
+        }
+    };
+    let (mut lo, mut hi) = (k, k);
+    while lo > 0 && inside(lo - 1) {
+        lo -= 1;
+    }
+    while hi + 1 < db.len() && inside(hi + 1) {
+        hi += 1;
+    }
+    let flo = if lo == 0 { freq[0] } else { cross(lo, lo - 1) };
+    let fhi = if hi + 1 == db.len() {
+        freq[hi]
+    } else {
+        cross(hi, hi + 1)
+    };
+    (flo, fhi)
+}
+
+/// The figures of a transmission term S_qp: its largest |S| (dB) and frequency, and the
+/// band within 3 dB of it (a filter's passband). `None` when no sample is finite.
+pub fn transmission_figures(freq: &[f64], s: &[[f64; 2]]) -> Option<(f64, f64, (f64, f64))> {
+    let db = db_of(s, freq.len());
+    let k = (0..db.len())
+        .filter(|&k| db[k].is_finite() && freq[k].is_finite())
+        .max_by(|&a, &b| db[a].total_cmp(&db[b]))?;
+    Some((db[k], freq[k], band_around(freq, &db, k, db[k] - 3.0)))
+}
+
+/// Samples at frequencies the run could not resolve (`resolved` = 0: outside the drive's
+/// band or above Nyquist, see docs/output-format.md) become NaN, so no figure is taken
+/// from them.
+fn mask_unresolved(v: &mut [[f64; 2]], resolved: Option<&[u8]>) {
+    if let Some(r) = resolved {
+        for (x, &ok) in v.iter_mut().zip(r) {
+            if ok == 0 {
+                *x = [f64::NAN; 2];
             }
-            while hi + 1 < sdb.len() && below(hi + 1) {
-                hi += 1;
-            }
-            let flo = if lo == 0 { freq[0] } else { cross(lo, lo - 1) };
-            let fhi = if hi + 1 == sdb.len() {
-                freq[hi]
-            } else {
-                cross(hi, hi + 1)
-            };
-            out.band = Some((flo, fhi));
         }
     }
-    out
+}
+
+fn read_resolved(g: &Group, n: usize) -> Option<Vec<u8>> {
+    let ds = g.dataset("resolved").ok()?;
+    if ds.size() != n {
+        return None;
+    }
+    ds.read_raw::<u8>().ok()
 }
 
 fn pairs(v: Vec<f64>, n: usize) -> Option<Vec<[f64; 2]>> {
     (v.len() == 2 * n).then(|| v.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
+}
+
+fn push(cols: &mut Vec<(String, f64)>, name: String, x: f64) {
+    if x.is_finite() {
+        cols.push((name, x));
+    }
+}
+
+/// `port_<p>_f0_hz` ... `port_<p>_band_hi_hz` (see the module doc).
+fn push_port(cols: &mut Vec<(String, f64)>, p: &str, f: &PortFigures) {
+    if let Some((f0, re)) = f.f0 {
+        push(cols, format!("{p}_f0_hz"), f0);
+        push(cols, format!("{p}_f0_re_ohm"), re);
+    }
+    if let Some((db, fm)) = f.s11_min {
+        push(cols, format!("{p}_s11_min_db"), db);
+        push(cols, format!("{p}_s11_min_hz"), fm);
+    }
+    if let Some((lo, hi)) = f.band {
+        push(cols, format!("{p}_band_lo_hz"), lo);
+        push(cols, format!("{p}_band_hi_hz"), hi);
+    }
+}
+
+/// `s_<out>_<in>_max_db`, `_max_hz`, `_band3_lo_hz`, `_band3_hi_hz` (see the module doc).
+fn push_transmission(cols: &mut Vec<(String, f64)>, out: &str, inp: &str, freq: &[f64], s: &[[f64; 2]]) {
+    if let Some((db, f, (lo, hi))) = transmission_figures(freq, s) {
+        let c = format!("s_{}_{}", column_part(out), column_part(inp));
+        push(cols, format!("{c}_max_db"), db);
+        push(cols, format!("{c}_max_hz"), f);
+        push(cols, format!("{c}_band3_lo_hz"), lo);
+        push(cols, format!("{c}_band3_hi_hz"), hi);
+    }
+}
+
+/// The full S-matrix of a run that drove every port (`/s_matrix`).
+struct Matrix {
+    ports: Vec<String>,
+    z0: Vec<f64>,
+    freq: Vec<f64>,
+    /// `s[out][in]`, per frequency, unresolved samples NaN.
+    s: Vec<Vec<Vec<[f64; 2]>>>,
+    /// Which port drove the first drive (its own figures come from `/ports`).
+    first: Option<usize>,
+}
+
+fn read_matrix(file: &File, notes: &mut Vec<String>) -> Option<Matrix> {
+    let g = file.group("s_matrix").ok()?;
+    let loc: &Location = &g;
+    let ports: Vec<String> = loc
+        .attr("ports")
+        .ok()
+        .and_then(|a| a.read_scalar::<hdf5::types::VarLenUnicode>().ok())
+        .map(|s| s.as_str().lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let (Some(freq), Some(raw), Some(z0)) = (read_vec(&g, "frequency"), read_vec(&g, "S"), read_attr_vec(loc, "z0"))
+    else {
+        notes.push("/s_matrix: frequency, S or z0 unreadable".into());
+        return None;
+    };
+    let (np, nf) = (ports.len(), freq.len());
+    if np == 0 || z0.len() != np || raw.len() != np * np * nf * 2 {
+        notes.push(format!(
+            "/s_matrix: S is not [{np}, {np}, {nf}, 2] for the ports it names"
+        ));
+        return None;
+    }
+    let resolved = read_resolved(&g, nf);
+    let s = (0..np)
+        .map(|o| {
+            (0..np)
+                .map(|i| {
+                    let at = (o * np + i) * nf * 2;
+                    let mut v = pairs(raw[at..at + nf * 2].to_vec(), nf).unwrap_or_default();
+                    mask_unresolved(&mut v, resolved.as_deref());
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    let first = file
+        .group("ports")
+        .ok()
+        .and_then(|pg| ports.iter().position(|p| pg.group(p).is_ok_and(|g| driven(&g))));
+    Some(Matrix {
+        ports,
+        z0,
+        freq,
+        s,
+        first,
+    })
+}
+
+impl Matrix {
+    /// Every off-diagonal term's transmission columns, and the port columns of every port
+    /// but the first drive's (Z = Z0·(1 + S_pp)/(1 − S_pp) from its own drive).
+    fn push_columns(&self, cols: &mut Vec<(String, f64)>) {
+        let np = self.ports.len();
+        for p in 0..np {
+            if Some(p) == self.first {
+                continue;
+            }
+            let s = &self.s[p][p];
+            let z: Vec<[f64; 2]> = s
+                .iter()
+                .map(|v| {
+                    let g = num_complex::Complex64::new(v[0], v[1]);
+                    let z = self.z0[p] * (1.0 + g) / (1.0 - g);
+                    [z.re, z.im]
+                })
+                .collect();
+            let name = format!("port_{}", column_part(&self.ports[p]));
+            push_port(cols, &name, &port_figures(&self.freq, &z, s));
+        }
+        for o in 0..np {
+            for i in 0..np {
+                if o != i {
+                    push_transmission(cols, &self.ports[o], &self.ports[i], &self.freq, &self.s[o][i]);
+                }
+            }
+        }
+    }
 }
 
 /// The port and far-field columns of an open result file, in file order, and notes on
@@ -145,17 +316,20 @@ fn pairs(v: Vec<f64>, n: usize) -> Option<Vec<[f64; 2]>> {
 pub fn read(file: &File) -> (Vec<(String, f64)>, Vec<String>) {
     let mut cols = Vec::new();
     let mut notes = Vec::new();
-    let push = |cols: &mut Vec<(String, f64)>, name: String, x: f64| {
-        if x.is_finite() {
-            cols.push((name, x));
-        }
-    };
+    let matrix = read_matrix(file, &mut notes);
     if let Ok(ports) = file.group("ports") {
         let mut names = ports.member_names().unwrap_or_default();
         names.sort();
+        let driven_name = names.iter().find(|n| ports.group(n).is_ok_and(|g| driven(&g))).cloned();
         for name in names {
             let Ok(g) = ports.group(&name) else { continue };
-            if !driven(&g) || !g.link_exists("frequency") {
+            if !g.link_exists("frequency") {
+                continue;
+            }
+            let is_driven = driven(&g);
+            // Transmission into an undriven port: from the matrix when the run drove
+            // every port, else S_{q,driven} of the one drive.
+            if !is_driven && matrix.is_some() {
                 continue;
             }
             let p = format!("port_{}", column_part(&name));
@@ -164,27 +338,27 @@ pub fn read(file: &File) -> (Vec<(String, f64)>, Vec<String>) {
                 continue;
             };
             let n = freq.len();
-            let (Some(z), Some(s)) = (
+            let resolved = read_resolved(&g, n);
+            let (Some(mut z), Some(mut s)) = (
                 read_vec(&g, "Z").and_then(|v| pairs(v, n)),
                 read_vec(&g, "S").and_then(|v| pairs(v, n)),
             ) else {
                 notes.push(format!("/ports/{name}: Z or S missing or not [{n}, 2]"));
                 continue;
             };
-            let f = port_figures(&freq, &z, &s);
-            if let Some((f0, re)) = f.f0 {
-                push(&mut cols, format!("{p}_f0_hz"), f0);
-                push(&mut cols, format!("{p}_f0_re_ohm"), re);
+            mask_unresolved(&mut z, resolved.as_deref());
+            mask_unresolved(&mut s, resolved.as_deref());
+            if !is_driven {
+                if let Some(d) = &driven_name {
+                    push_transmission(&mut cols, &name, d, &freq, &s);
+                }
+                continue;
             }
-            if let Some((db, fm)) = f.s11_min {
-                push(&mut cols, format!("{p}_s11_min_db"), db);
-                push(&mut cols, format!("{p}_s11_min_hz"), fm);
-            }
-            if let Some((lo, hi)) = f.band {
-                push(&mut cols, format!("{p}_band_lo_hz"), lo);
-                push(&mut cols, format!("{p}_band_hi_hz"), hi);
-            }
+            push_port(&mut cols, &p, &port_figures(&freq, &z, &s));
         }
+    }
+    if let Some(m) = &matrix {
+        m.push_columns(&mut cols);
     }
     if let Ok(ffs) = file.group("farfield") {
         let mut names = ffs.member_names().unwrap_or_default();
@@ -264,6 +438,132 @@ mod tests {
             let g = x_edge(f) / (100.0f64.powi(2) + x_edge(f).powi(2)).sqrt();
             assert!((20.0 * g.log10() + 10.0).abs() < 0.1, "{f}: {}", 20.0 * g.log10());
         }
+    }
+
+    /// A two-port result file: port `a` driven (a match at 2 GHz, which `resolved` marks
+    /// unresolved, and a shallower one at 1.5 GHz), port `b` seeing a passband at 1.2 GHz.
+    fn two_port_file(path: &std::path::Path, matrix: bool) {
+        use hdf5::types::VarLenUnicode;
+        let f = File::create(path).unwrap();
+        let freq: Vec<f64> = (0..21).map(|i| 1e9 + i as f64 * 0.05e9).collect();
+        let n = freq.len();
+        let s11: Vec<f64> = freq
+            .iter()
+            .flat_map(|&f| {
+                let m = if f == 2e9 {
+                    0.001
+                } else {
+                    0.3 + (f - 1.5e9).abs() * 1e-9
+                };
+                [m, 0.0]
+            })
+            .collect();
+        let s21: Vec<f64> = freq
+            .iter()
+            .flat_map(|&f| [(-((f - 1.2e9) / 0.2e9).powi(2)).exp(), 0.0])
+            .collect();
+        let z = |s: &[f64]| -> Vec<f64> {
+            s.chunks(2)
+                .flat_map(|c| {
+                    let g = num_complex::Complex64::new(c[0], c[1]);
+                    let z = 50.0 * (1.0 + g) / (1.0 - g);
+                    [z.re, z.im]
+                })
+                .collect()
+        };
+        let mut resolved = vec![1u8; n];
+        resolved[n - 1] = 0;
+        let pg = f.create_group("ports").unwrap();
+        for (name, drv, sv) in [("a", 1u8, &s11), ("b", 0u8, &s21)] {
+            let g = pg.create_group(name).unwrap();
+            g.new_attr::<u8>()
+                .shape(())
+                .create("driven")
+                .unwrap()
+                .write_scalar(&drv)
+                .unwrap();
+            g.new_dataset_builder().with_data(&freq).create("frequency").unwrap();
+            g.new_dataset::<f64>()
+                .shape([n, 2])
+                .create("S")
+                .unwrap()
+                .write_raw(sv)
+                .unwrap();
+            g.new_dataset::<f64>()
+                .shape([n, 2])
+                .create("Z")
+                .unwrap()
+                .write_raw(&z(sv))
+                .unwrap();
+            g.new_dataset_builder().with_data(&resolved).create("resolved").unwrap();
+        }
+        if matrix {
+            let g = f.create_group("s_matrix").unwrap();
+            let names: VarLenUnicode = "a\nb".parse().unwrap();
+            g.new_attr::<VarLenUnicode>()
+                .shape(())
+                .create("ports")
+                .unwrap()
+                .write_scalar(&names)
+                .unwrap();
+            g.new_attr_builder().with_data(&[50.0, 50.0]).create("z0").unwrap();
+            g.new_dataset_builder().with_data(&freq).create("frequency").unwrap();
+            g.new_dataset_builder().with_data(&resolved).create("resolved").unwrap();
+            // S[out][in]: a symmetric, reciprocal two-port.
+            let all: Vec<f64> = [&s11, &s21, &s21, &s11]
+                .iter()
+                .flat_map(|v| v.iter().copied())
+                .collect();
+            g.new_dataset::<f64>()
+                .shape([2, 2, n, 2])
+                .create("S")
+                .unwrap()
+                .write_raw(&all)
+                .unwrap();
+        }
+    }
+
+    fn col(cols: &[(String, f64)], name: &str) -> Option<f64> {
+        cols.iter().find(|(n, _)| n == name).map(|c| c.1)
+    }
+
+    #[test]
+    fn transmission_columns_and_unresolved_frequencies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.h5");
+        two_port_file(&path, false);
+        let (cols, notes) = read(&File::open(&path).unwrap());
+        assert!(notes.is_empty(), "{notes:?}");
+        // The 2 GHz match is at an unresolved frequency: not a finding.
+        let db = col(&cols, "port_a_s11_min_db").unwrap();
+        assert!((db - 20.0 * 0.3f64.log10()).abs() < 1e-9, "{db}");
+        assert_eq!(col(&cols, "port_a_s11_min_hz"), Some(1.5e9));
+        // S_ba: peak 0 dB at 1.2 GHz, −3 dB where exp(−x²) = 10^(−3/20).
+        assert!(col(&cols, "s_b_a_max_db").unwrap().abs() < 1e-9);
+        assert_eq!(col(&cols, "s_b_a_max_hz"), Some(1.2e9));
+        let half = 0.2e9 * (3.0 / 20.0 * 10f64.ln()).sqrt();
+        let (lo, hi) = (
+            col(&cols, "s_b_a_band3_lo_hz").unwrap(),
+            col(&cols, "s_b_a_band3_hi_hz").unwrap(),
+        );
+        assert!(
+            (lo - (1.2e9 - half)).abs() < 5e6 && (hi - (1.2e9 + half)).abs() < 5e6,
+            "{lo} {hi}"
+        );
+        assert!(col(&cols, "port_b_s11_min_db").is_none() && col(&cols, "s_a_b_max_db").is_none());
+
+        // With the full matrix: every port's own columns and both transmission terms, once.
+        two_port_file(&path, true);
+        let (cols, notes) = read(&File::open(&path).unwrap());
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(col(&cols, "port_b_s11_min_hz"), Some(1.5e9));
+        assert_eq!(col(&cols, "s_a_b_max_hz"), Some(1.2e9));
+        assert_eq!(col(&cols, "s_b_a_max_hz"), Some(1.2e9));
+        let mut names: Vec<&str> = cols.iter().map(|c| c.0.as_str()).collect();
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate columns");
     }
 
     #[test]
