@@ -865,3 +865,61 @@ fn a_file_libhdf5_loops_on_ends_at_the_read_deadline() {
         );
     }
 }
+
+/// `info` and `plot` read the file in a child process (`cli/isolate.rs`): a child that
+/// dies by a signal, as libhdf5 1.10 does on some damaged files, becomes exit 2 with a
+/// message naming the file, never a crash of the command. Deterministic on any libhdf5:
+/// the child raises the signal itself (`FDTD_FAULT_READ_SIGNAL`) on a valid file.
+#[test]
+fn a_crash_while_reading_is_a_clear_error_not_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toml"), SCENE).unwrap();
+    let o = cli(d, &["run", "s.toml", "-o", "ok.h5", "--backend", "cpu"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    for (sig, name) in [(11, "SIGSEGV"), (6, "SIGABRT"), (7, "SIGBUS")] {
+        for args in [&["info", "ok.h5"][..], &["plot", "ok.h5", "-o", "p"][..]] {
+            let o = cli(d, args, &[("FDTD_FAULT_READ_SIGNAL", &sig.to_string())]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?} {name}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "ok.h5: not a readable fdtd result: reading it crashed the HDF5 library ({name})"
+                )),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    // Without the fault the same file reads (the child's output is the command's).
+    let o = cli(d, &["info", "ok.h5"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("status     complete"));
+}
+
+/// A 26 KB mutation of a result file found by the `result_file` fuzz target, on which
+/// libhdf5 1.10 (Debian's) dies with SIGSEGV in `ResultFile::open`: `info` and `plot`
+/// end with exit 2 and a message naming the file (the crash message with that library;
+/// another libhdf5 may refuse the file with its own error, also exit 2).
+#[test]
+fn a_file_that_crashes_libhdf5_is_refused_with_exit_2() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/libhdf5-segv.h5");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&data, dir.path().join("segv.h5")).unwrap();
+    for args in [&["info", "segv.h5"][..], &["plot", "segv.h5", "-o", "p"][..]] {
+        let o = cli(dir.path(), args, &[("FDTD_READ_TIMEOUT", "20")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("segv.h5"), "{args:?}: {err}");
+    }
+}
+
+/// `fdtd ARGS` in `dir` with `env`, to completion.
+fn cli(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .envs(env.iter().copied())
+        .output()
+        .expect("run fdtd")
+}

@@ -17,6 +17,7 @@ macro_rules! errln {
 
 mod check;
 mod info;
+mod isolate;
 mod out;
 mod plot;
 mod run;
@@ -595,12 +596,18 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Check(a) => check::check(&a),
-        Command::Info(a) => info::info(&a),
+        Command::Info(a) => match isolate::in_child(&a.result) {
+            Some(code) => Ok(code),
+            None => info::info(&a),
+        },
         Command::Plot(a) => {
             if a.at.as_ref().is_some_and(|v| v.len() != 3) {
                 return usage_error("--at needs three coordinates x,y,z (m)");
             }
-            plot::plot(&a)
+            match isolate::in_child(&a.input) {
+                Some(code) => Ok(code),
+                None => plot::plot(&a),
+            }
         }
         Command::Bench(a) => bench(&a),
         Command::Devices => devices(),
