@@ -324,3 +324,113 @@ fn a_drive_each_sweep_summarises_the_s_matrix() {
     peaks.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert!(peaks[1].1 <= peaks[0].1, "{peaks:?}");
 }
+
+/// A 2-D GPR survey (y periodic, two cells): a Ricker line source and a receiver 4 cm
+/// apart move over a moist Debye soil with a PEC pipe at x = 0.4 m, 16 cm deep (its top).
+const GPR_2D: &str = r#"
+[domain]
+cell = 1e-2
+cells = [80, 2, 50]
+[time]
+duration = 15e-9
+[boundaries]
+y = "periodic"
+[materials.soil]
+eps_r = 6.0
+sigma = 2e-3
+poles = [{ type = "debye", delta_eps = 3.0, tau = 1e-9 }]
+[[objects]]
+shape = "box"
+material = "soil"
+min = [0.0, 0.0, 0.0]
+max = [0.8, 0.02, 0.3]
+[[objects]]
+shape = "cylinder"
+material = "pec"
+a = [0.4, 0.0, 0.12]
+b = [0.4, 0.02, 0.12]
+radius = 0.02
+[[sources]]
+name = "tx"
+type = "current"
+component = "Ey"
+position = [0.38, 0.0, 0.32]
+waveform = { type = "ricker", frequency = 3e8, amplitude = 1e-3 }
+[[probes]]
+name = "rx"
+position = [0.42, 0.0, 0.32]
+components = ["Ey"]
+"#;
+
+/// Issue 20: `fdtd plot` of a B-scan sweep draws the radargram, and the data it draws
+/// has the pipe's hyperbola: with the mean trace removed, the echo (the largest |Ey| of
+/// each trace) comes first where the pair is over the pipe (x = 0.4 m, one 5 cm step).
+#[test]
+fn a_gpr_sweep_plots_a_radargram_with_the_pipe_at_its_apex() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("gpr.toml"), GPR_2D).unwrap();
+    std::fs::write(
+        dir.join("bscan.toml"),
+        "[sweep]\nbase = \"gpr.toml\"\ndirectory = \"out\"\n[parameters]\nx = { linspace = [0.15, 0.65, 11] }\n\
+         [set]\n\"sources[0].position[0]\" = \"x - 0.02\"\n\"probes[0].position[0]\" = \"x + 0.02\"\n",
+    )
+    .unwrap();
+    let o = fdtd(dir, &["sweep", "run", "bscan.toml", "-j", "2", "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = fdtd(dir, &["plot", "out", "-o", "figs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let png = dir.join("figs/out_bscan_rx_Ey.png");
+    assert!(png.exists(), "{}", String::from_utf8_lossy(&o.stdout));
+
+    // The same data, read independently: traces by x, mean removed, echo times.
+    let mut traces = Vec::new();
+    for i in 0..11 {
+        let x = 0.15 + 0.05 * i as f64;
+        let f = hdf5::File::open(dir.join(format!("out/variants/v{i:03}/result.h5"))).unwrap();
+        let v = f.dataset("probes/rx/Ey").unwrap().read_raw::<f32>().unwrap();
+        traces.push((x, v));
+    }
+    let n = traces.iter().map(|t| t.1.len()).min().unwrap();
+    let mean: Vec<f64> = (0..n)
+        .map(|k| traces.iter().map(|t| t.1[k] as f64).sum::<f64>() / 11.0)
+        .collect();
+    let peak = traces
+        .iter()
+        .flat_map(|(_, v)| (0..n).map(|k| (v[k] as f64 - mean[k]).abs()))
+        .fold(0.0, f64::max);
+    // The echo's arrival: the first sample above half the largest residual.
+    let arrival: Vec<(f64, usize)> = traces
+        .iter()
+        .map(|(x, v)| {
+            let k = (0..n)
+                .find(|&k| (v[k] as f64 - mean[k]).abs() > 0.5 * peak)
+                .unwrap_or(n);
+            (*x, k)
+        })
+        .collect();
+    println!("echo arrival (x, step): {arrival:?}");
+    let apex = arrival.iter().min_by_key(|a| a.1).unwrap();
+    assert!(
+        (apex.0 - 0.4).abs() <= 0.05 + 1e-9,
+        "apex at x = {}: {arrival:?}",
+        apex.0
+    );
+    // A hyperbola: later and later away from the apex, on both sides, over the two
+    // steps each way where the pipe's echo is the largest residual (farther out, the
+    // pair nears the x CPML and the residual of the direct wave competes).
+    for i in 3..5 {
+        assert!(arrival[i].1 > arrival[i + 1].1, "{arrival:?}");
+        assert!(arrival[10 - i].1 > arrival[9 - i].1, "{arrival:?}");
+    }
+}
+
+/// The B-scan sweep's base is a copy of scenes/gpr.toml (a sweep names files in its own
+/// folder): the two must not drift apart.
+#[test]
+fn the_bscan_base_is_the_gpr_scene() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let a = std::fs::read_to_string(root.join("scenes/gpr.toml")).unwrap();
+    let b = std::fs::read_to_string(root.join("scenes/sweeps/gpr.toml")).unwrap();
+    assert_eq!(a, b, "scenes/sweeps/gpr.toml differs from scenes/gpr.toml");
+}

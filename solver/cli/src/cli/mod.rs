@@ -283,8 +283,9 @@ pub enum PlotWhat {
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// A result file (HDF5) of `fdtd run`, or a scene (TOML): a scene is plotted as its
-    /// discretised geometry.
+    /// A result file (HDF5) of `fdtd run`, a scene (TOML): a scene is plotted as its
+    /// discretised geometry, or a sweep directory: a radargram (B-scan) of each probe
+    /// over the sweep's first parameter.
     pub input: PathBuf,
     /// What to draw from a result file (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]

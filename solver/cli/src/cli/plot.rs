@@ -90,6 +90,9 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::bad_input(format!("cannot create the output directory {}: {e}", dir.display())))?;
 
+    if a.input.is_dir() {
+        return sweep_bscan(&a.input, &dir, &stem);
+    }
     if is_scene || a.geometry {
         let (scene, model) = if is_scene {
             session::load(&SceneSource::Path(a.input.clone()), true).map_err(|e| CliError::session(&e, None))?
@@ -384,4 +387,79 @@ fn scene_of(f: &ResultFile) -> Result<(Scene, Model), String> {
     let model = Model::discretize(&scene)
         .map_err(|e| format!("the scene stored in {} does not discretise: {e}", f.path().display()))?;
     Ok((scene, model))
+}
+
+/// `fdtd plot SWEEP_DIR`: a radargram (B-scan) per receiver probe and component, over the
+/// sweep's first parameter, from every finished variant (`plot::bscan`).
+fn sweep_bscan(sweep: &Path, dir: &Path, stem: &str) -> Result<i32, CliError> {
+    use fdtd::plot::bscan::{bscan_png, Bscan, Trace};
+    use fdtd_sweep::keys::SceneValue;
+    let layout = fdtd_sweep::Layout::new(sweep);
+    let manifest = fdtd_sweep::Manifest::read(&layout).map_err(|e| {
+        CliError::bad_input(format!(
+            "{}: a directory, but not a sweep directory fdtd can read ({e}); `fdtd plot` takes a result file, a \
+             scene, or a sweep directory",
+            sweep.display()
+        ))
+    })?;
+    let Some(param) = manifest.columns.first().filter(|_| manifest.parameters > 0) else {
+        return Err(CliError::bad_input(format!(
+            "{}: the sweep has no parameter",
+            sweep.display()
+        )));
+    };
+    let status = fdtd_sweep::status::collect_status(&layout, &manifest, None);
+    let mut traces: Vec<((String, String, String), Vec<Trace>)> = Vec::new();
+    let mut skipped = 0;
+    for (entry, st) in manifest.variants.iter().zip(&status) {
+        if !st.state.is_done() {
+            skipped += 1;
+            continue;
+        }
+        let x = match entry.values.first() {
+            Some(SceneValue::Num(x)) => *x,
+            _ => {
+                return Err(CliError::bad_input(format!(
+                    "{}: the first parameter, {param}, is not a number: a radargram needs positions",
+                    sweep.display()
+                )))
+            }
+        };
+        let path = layout.output(&entry.id);
+        let f = ResultFile::open(&path).map_err(|e| CliError::bad_input(e.to_string()))?;
+        for p in &f.probes {
+            for c in &p.components {
+                let (t, v) = f
+                    .probe_series(&p.name, &c.name)
+                    .map_err(|e| CliError::bad_input(e.to_string()))?;
+                let key = (p.name.clone(), c.name.clone(), c.units.clone());
+                let trace = Trace { x, t, v };
+                match traces.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, list)) => list.push(trace),
+                    None => traces.push((key, vec![trace])),
+                }
+            }
+        }
+    }
+    if skipped > 0 {
+        errln!(
+            "note: {skipped} of {} variants are not finished and are left out",
+            manifest.variants.len()
+        );
+    }
+    if traces.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "{}: no finished variant has a probe: nothing to draw",
+            sweep.display()
+        )));
+    }
+    for ((probe, comp, units), list) in traces {
+        let b = Bscan::new(list).map_err(plot_err)?;
+        let title = format!("{}: radargram of {probe} {comp} over {param}", manifest.name);
+        let what = format!("{probe} {comp}");
+        let path = out_path(dir, stem, &format!("bscan_{probe}_{comp}"), "png");
+        let fig = bscan_png(&b, &title, param, &what, &units, &path).map_err(plot_err)?;
+        written(&fig);
+    }
+    Ok(exit::OK)
 }

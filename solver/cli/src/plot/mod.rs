@@ -7,6 +7,7 @@
 //! [`Panel`]s it drew, the mapping from data to pixels, so a test can find the pixel of a
 //! data point instead of hard-coding one.
 pub mod antenna;
+pub mod bscan;
 mod canvas;
 mod colormap;
 mod font;
