@@ -22,6 +22,7 @@ pub const EPS0: f64 = 1.0 / (MU0 * C0 * C0);
 pub const ETA0: f64 = MU0 * C0;
 
 mod error;
+pub mod library;
 mod parse;
 
 /// The scene parser's diagnostics for other TOML front ends (sweep files): the same

@@ -117,13 +117,13 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
         .as_ref()
         .filter(|_| courant > 0.0)
         .map(|(d, _)| courant / (C0 * d.cell_size.iter().map(|x| 1.0 / (x * x)).sum::<f64>().sqrt()));
-    let materials = p.keep(materials(root.get("materials"), courant, dt));
+    let mut materials = p.keep(materials(root.get("materials"), courant, dt));
     p.keep(checkpoint(root.get("checkpoint")));
     let size = dom.as_ref().map(|(d, _)| d.size());
     let mut objects = Vec::new();
-    if let (Some(mats), Some((d, _))) = (&materials, &dom) {
+    if let (Some(mats), Some((d, _))) = (&mut materials, &dom) {
         for t in p.keep(list(root.get("objects"), "objects")).unwrap_or_default() {
-            objects.extend(p.keep(object(&t, mats, d.size(), d.cell_size)));
+            objects.extend(p.keep(object(&t, mats, d.size(), d.cell_size, dt)));
         }
     }
     let mut srcs = Vec::new();
@@ -662,7 +662,7 @@ const SHAPE_KEYS: [(&str, &[&str]); 5] = [
     ("plate", &["min", "max"]),
 ];
 
-fn object(t: &Tbl, materials: &[Material], size: [f64; 3], cell: [f64; 3]) -> R<Object> {
+fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3], dt: Option<f64>) -> R<Object> {
     let shape_v = t.req("shape")?;
     let names: Vec<&str> = SHAPE_KEYS.iter().map(|(s, _)| *s).collect();
     let shape_name = choice(&shape_v, "shape", &names, |_| None)?;
@@ -686,7 +686,7 @@ fn object(t: &Tbl, materials: &[Material], size: [f64; 3], cell: [f64; 3]) -> R<
         })
     })?;
     let material_v = t.req("material")?;
-    let material = material_ref(&material_v, materials)?;
+    let material = material_ref(&material_v, materials, dt)?;
     if matches!(shape_name, "wire" | "plate") && materials[material].kind != MaterialKind::Pec {
         return Err(material_v
             .err(format!(
@@ -746,15 +746,43 @@ fn object(t: &Tbl, materials: &[Material], size: [f64; 3], cell: [f64; 3]) -> R<
     Ok(Object { material, shape })
 }
 
-fn material_ref(v: &Val, materials: &[Material]) -> R<usize> {
+/// The index of the material `v` names: one of the scene's (they win over the library's
+/// of the same name), else one of the library's (`library.rs`), added to `materials` the
+/// first time it is used, its poles checked against the time step like a scene's.
+fn material_ref(v: &Val, materials: &mut Vec<Material>, dt: Option<f64>) -> R<usize> {
     let name = v.str()?;
     if let Some(i) = materials.iter().position(|m| m.name == name) {
         return Ok(i);
     }
-    let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
+    if let Some(m) = crate::library::material(name) {
+        if let Some(dt) = dt {
+            for (i, pole) in m.poles.iter().enumerate() {
+                if let Some((message, hint)) = poles::too_fast(pole, i, name, dt) {
+                    let hint = match crate::library::is_optical_metal(name) {
+                        true => format!(
+                            "the library's {name:?} is an optical fit (Rakić et al. 1998, 0.25–12.4 µm, docs/materials.md): \
+                             its poles need a time step of optical grids; at radio frequencies a metal is \"pec\" or a \
+                             [materials] table with a conductivity `sigma`"
+                        ),
+                        false => hint,
+                    };
+                    return Err(v.err(message).hint(hint));
+                }
+            }
+        }
+        materials.push(m);
+        return Ok(materials.len() - 1);
+    }
+    let mut names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
+    let defined = names.len();
+    names.extend(crate::library::NAMES);
     let hint = match suggest(name, &names) {
         Some(s) => format!("did you mean {s:?}?"),
-        None => format!("defined materials: {}", quoted(&names)),
+        None => format!(
+            "defined materials: {}; the library's: {} (docs/materials.md)",
+            quoted(&names[..defined]),
+            quoted(&names[defined..])
+        ),
     };
     Err(v.err(format!("unknown material {name:?}")).hint(hint))
 }

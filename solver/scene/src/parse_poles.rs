@@ -69,32 +69,43 @@ pub(super) fn poles(v: &Val, name: &str, dt: Option<f64>) -> R<Vec<Pole>> {
             },
         };
         if let Some(dt) = dt {
-            let rate = pole.rate();
-            if rate * dt > MAX_RATE_DT {
-                let what = match pole {
-                    Pole::Debye { tau, .. } => format!("tau = {} s", num(tau)),
-                    Pole::Drude { damping, .. } => format!("damping = {} Hz", num(damping)),
-                    Pole::Lorentz { frequency, damping, .. } => {
-                        format!("frequency = {} Hz, damping = {} Hz", num(frequency), num(damping))
-                    }
-                };
-                return Err(item
-                    .err(format!(
-                        "material {name:?}, pole {i} ({ty}, {what}) is faster than the time step resolves: its rate·dt = {} > {}",
-                        num(rate * dt),
-                        num(MAX_RATE_DT)
-                    ))
-                    .hint(format!(
-                        "the largest time step for this pole is {} s (now {} s): make the cells or time.courant smaller by {}×, or drop a pole far above the band",
-                        num(MAX_RATE_DT / rate),
-                        num(dt),
-                        num((rate * dt / MAX_RATE_DT * 1000.0).ceil() / 1000.0)
-                    )));
+            if let Some((message, hint)) = too_fast(&pole, i, name, dt) {
+                return Err(item.err(message).hint(hint));
             }
         }
         out.push(pole);
     }
     Ok(out)
+}
+
+/// The refusal of a pole the time step `dt` cannot resolve (message and hint), if it
+/// is one; `i` is its index in the material `name`.
+pub(super) fn too_fast(pole: &Pole, i: usize, name: &str, dt: f64) -> Option<(String, String)> {
+    let rate = pole.rate();
+    if rate * dt <= MAX_RATE_DT {
+        return None;
+    }
+    let (ty, what) = match *pole {
+        Pole::Debye { tau, .. } => ("debye", format!("tau = {} s", num(tau))),
+        Pole::Drude { damping, .. } => ("drude", format!("damping = {} Hz", num(damping))),
+        Pole::Lorentz { frequency, damping, .. } => (
+            "lorentz",
+            format!("frequency = {} Hz, damping = {} Hz", num(frequency), num(damping)),
+        ),
+    };
+    Some((
+        format!(
+            "material {name:?}, pole {i} ({ty}, {what}) is faster than the time step resolves: its rate·dt = {} > {}",
+            num(rate * dt),
+            num(MAX_RATE_DT)
+        ),
+        format!(
+            "the largest time step for this pole is {} s (now {} s): make the cells or time.courant smaller by {}×, or drop a pole far above the band",
+            num(MAX_RATE_DT / rate),
+            num(dt),
+            num((rate * dt / MAX_RATE_DT * 1000.0).ceil() / 1000.0)
+        ),
+    ))
 }
 
 #[cfg(test)]
