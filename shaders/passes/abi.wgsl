@@ -77,3 +77,50 @@ fn write_field(c: u32, l: u32, v: f32) {
         }
     }
 }
+
+// A sample of a region-scope entry (Scope::Region): the backend writes, per piece, three
+// records per slice of a region on the piece: (i0, j0, k0, region), (ni, nj, nk, end),
+// (l0, sx, sy, start): the slice's first sample (global indices), its sizes, its
+// threads start..end, the local flat index of its first sample and the local strides.
+struct RegionSample {
+    // Index of the region in DevicePass::regions.
+    region: u32,
+    // Global grid indices of the sample.
+    at: vec3<u32>,
+    // Local flat index of the sample (for read_field/write_field).
+    l: u32,
+    // False for a thread past the last sample.
+    valid: bool,
+}
+
+// Thread q's sample: a binary search over the piece's slices.
+fn region_sample(q: u32) -> RegionSample {
+    var out: RegionSample;
+    out.valid = false;
+    let n = arrayLength(&records) / 3u;
+    if (n == 0u || q >= records[3u * (n - 1u) + 1u].w) {
+        return out;
+    }
+    var lo = 0u;
+    var hi = n - 1u;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (records[3u * mid + 1u].w > q) {
+            hi = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    let a = records[3u * lo];
+    let sz = records[3u * lo + 1u];
+    let c = records[3u * lo + 2u];
+    let t = q - c.w;
+    let dk = t % sz.z;
+    let dj = (t / sz.z) % sz.y;
+    let di = t / (sz.z * sz.y);
+    out.region = a.w;
+    out.at = vec3<u32>(a.x + di, a.y + dj, a.z + dk);
+    out.l = c.x + di * c.y + dj * c.z + dk;
+    out.valid = true;
+    return out;
+}

@@ -116,6 +116,7 @@ impl Pass for Peak {
     }
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "tests/peak.wgsl",
             wgsl: PEAK_WGSL,
             entry: "track_peak",
@@ -335,6 +336,7 @@ impl Pass for Relay {
     }
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "tests/relay.wgsl",
             wgsl: RELAY_WGSL,
             entry: "grab",

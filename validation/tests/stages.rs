@@ -87,6 +87,7 @@ impl Pass for Mark {
     }
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "tests/mark.wgsl",
             wgsl: MARK_WGSL,
             entry: "mark",

@@ -72,7 +72,7 @@ fn main() {
             let [ex, ey, ez, hx, hy, hz] = &mut fields[..] else {
                 unreachable!()
             };
-            let mut state = [&mut re, &mut im];
+            let mut state = [&mut re[..], &mut im[..]];
             let mut ctx = fdtd_core::pass::HostCtx {
                 step: (k + 1) * m.every - 1,
                 entry: fdtd_core::pass::Entry::main(fdtd_core::pass::Hook::EndOfStep),

@@ -42,7 +42,10 @@ pub enum Hook {
     /// wave's E-side incident field, a dispersive update). It should not write H (the
     /// GPU's ghost copies of H are already made).
     BeforeE,
-    /// After the E update (face planes, bulk, CPML), before the periodic copies.
+    /// After the E update (face planes, bulk, CPML), before the periodic copies. On the
+    /// CPU this runs per x-slab inside the fused sweep when every pass at it is
+    /// [`Pass::slab_local`] (and has no outputs, and state only by plane), else on the
+    /// whole grid after the sweep.
     AfterE,
     /// At the end of the step, on the final fields (probes).
     EndOfStep,
@@ -59,6 +62,13 @@ pub enum Scope {
     /// One thread per record (or one thread walking them, for a `serial` pass), on
     /// every GPU piece that holds records; on the CPU one `host` call.
     Records,
+    /// One thread per sample of the pass's regions ([`DevicePass::regions`]: boxes of
+    /// samples whose state is dense, so no sample needs a record), on every GPU piece
+    /// they reach. On the CPU `host` runs per x-slab inside the fused sweep (`ctx.xs`
+    /// one slab; `ctx.state[0]` that slab's planes of the pass's one state array, laid
+    /// out by x plane as [`Pass::state_planes`] says) when every entry at its hook
+    /// allows it, else once for all slabs (`ctx.state[0]` the whole array).
+    Region,
     /// Once per step: one thread on the GPU (on the first piece, with that piece's
     /// bindings), one `host` call on the CPU. For work on the pass's state alone
     /// (advancing a 1-D incident-field line, a counter); it should not touch fields.
@@ -113,6 +123,20 @@ pub trait Pass: Send + Sync + fmt::Debug {
     fn state(&self) -> Vec<ArraySpec> {
         Vec::new()
     }
+    /// At [`Hook::AfterE`]: whether the pass reads and writes only E samples of the
+    /// x-slabs a call is given (`ctx.xs`), so the CPU may call it per slab inside its
+    /// fused sweep, right after that slab's E update. False (the default): it runs on
+    /// the whole grid after the sweep. (At [`Hook::AfterH`] that restriction to H is
+    /// the hook's own rule.)
+    fn slab_local(&self) -> bool {
+        false
+    }
+    /// A region-scope pass's one state array laid out by x plane: where plane x begins
+    /// in it (x = 0..=nx, the last the array's length), so the CPU can hand each slab
+    /// its planes. Empty (the default): the pass's state cannot be split by slab.
+    fn state_planes(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// Output streams: one value per stream each time the stream is due
     /// (`(n + 1) % every == 0` after step n), in stream order.
     fn outputs(&self) -> Vec<Stream> {
@@ -155,8 +179,10 @@ pub struct HostCtx<'a> {
     pub xs: Range,
     /// The fields, as far as this call may touch them.
     pub fields: FieldsMut<'a>,
-    /// The pass's state arrays, in [`Pass::state`] order.
-    pub state: &'a mut [&'a mut Vec<f32>],
+    /// The pass's state arrays, in [`Pass::state`] order; in a per-slab call of a
+    /// region-scope entry, the slab's planes of its one array (from float
+    /// `state_planes()[xs.0]` on).
+    pub state: &'a mut [&'a mut [f32]],
     /// The pass's output streams, in [`Pass::outputs`] order: push when due.
     pub out: &'a mut [Vec<f32>],
 }
@@ -189,6 +215,9 @@ pub struct DevicePass {
     /// One thread walks the records in order (`true`), or one thread per record.
     pub serial: bool,
     pub records: Vec<Record>,
+    /// The boxes of a region-scope entry, in the order the kernel's region index
+    /// counts them (`region_sample` of the ABI).
+    pub regions: Vec<Region>,
     /// The pass's own parameters (coefficients, frequencies, ...: f32 as `to_bits`),
     /// the same on every piece; empty when it has none.
     pub params: Vec<u32>,
@@ -204,4 +233,22 @@ pub struct DevicePass {
 pub struct Record {
     pub at: [usize; 3],
     pub words: [u32; 4],
+}
+
+/// A box of grid samples (exclusive ends) a region-scope entry acts on, one GPU thread
+/// per sample ([`Scope::Region`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub lo: [usize; 3],
+    pub hi: [usize; 3],
+}
+
+impl Region {
+    pub fn len(&self) -> usize {
+        (0..3).map(|a| self.hi[a].saturating_sub(self.lo[a])).product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }

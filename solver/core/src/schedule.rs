@@ -395,6 +395,7 @@ impl fmt::Display for Schedule {
                             (1, Scope::Records) => String::new(),
                             (_, Scope::Records) => format!(" [{}]", e.entry),
                             (_, Scope::Once) => format!(" [{}, once per step]", e.entry),
+                            (_, Scope::Region) => " [per region]".to_string(),
                         };
                         lines.push(format!("{phase}  pass {}{entry}: {}", p.pass.name(), p.pass.describe()));
                     }

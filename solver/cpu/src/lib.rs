@@ -109,11 +109,11 @@ fn run_hook(
 ) {
     let base = 6 + m.schedule.cpml.len();
     for (k, sp, entry) in m.schedule.entries_at(hook) {
-        let mut state: Vec<&mut Vec<f32>> = extra
+        let mut state: Vec<&mut [f32]> = extra
             .iter_mut()
             .enumerate()
             .filter(|(q, _)| sp.state.contains(&(q + base)))
-            .map(|(_, a)| a)
+            .map(|(_, a)| &mut a[..])
             .collect();
         let [ex, ey, ez, hx, hy, hz] = fields else {
             unreachable!("six fields")
@@ -150,7 +150,7 @@ fn step_one(
     let (psi, extra) = rest.split_at_mut(m.schedule.cpml.len());
     for run in program {
         match run {
-            Run::Slabs { h, e } => sweep::step(m, fields, psi, src, n, sweep, h, e),
+            Run::Slabs { h, e } => sweep::step(m, fields, psi, extra, src, n, sweep, h, e),
             Run::Hook(hook) => run_hook(m, *hook, fields, extra, outputs, n, src),
             Run::PeriodicCopies => boundary::periodic_copies(m, fields),
         }

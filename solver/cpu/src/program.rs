@@ -22,14 +22,29 @@ pub enum Run {
     PeriodicCopies,
 }
 
-/// Whether the passes at `hook` can run per x-slab inside a sweep: only AfterH entries
-/// of passes with no state and no outputs (per-slab calls would split those by slab),
-/// per record (a once-per-step entry would run once per slab).
+/// Whether the passes at `hook` can run per x-slab inside a sweep, right after the
+/// slab's H (AfterH) or E (AfterE) update: each entry is per record of a pass with no
+/// state and no outputs (per-slab calls would split those by slab), or per region of
+/// a pass whose one state array is laid out by plane ([`Pass::state_planes`]); a
+/// once-per-step entry would run once per slab. At AfterE every pass must also be
+/// [`Pass::slab_local`] (it touches only E of its slabs): a per-slab call sees E of its
+/// slab final (bulk, CPML, face planes), and nobody reads it later in the step (H(i)
+/// ran before E(i)); it runs in the sweep only right after E stages ([`compile`]).
+///
+/// [`Pass::state_planes`]: fdtd_core::pass::Pass::state_planes
+/// [`Pass::slab_local`]: fdtd_core::pass::Pass::slab_local
 fn slab_local(m: &Simulation, hook: Hook) -> bool {
-    hook == Hook::AfterH
+    matches!(hook, Hook::AfterH | Hook::AfterE)
         && m.schedule
-            .entries_at(Hook::AfterH)
-            .all(|(_, p, e)| p.state.is_empty() && p.outputs.is_empty() && e.scope == Scope::Records)
+            .entries_at(hook)
+            .all(|(_, p, _)| hook == Hook::AfterH || p.pass.slab_local())
+        && m.schedule.entries_at(hook).all(|(_, p, e)| match e.scope {
+            Scope::Records => p.state.is_empty() && p.outputs.is_empty(),
+            Scope::Region => {
+                hook == Hook::AfterE && p.state.len() == 1 && p.outputs.is_empty() && !p.pass.state_planes().is_empty()
+            }
+            Scope::Once => false,
+        })
 }
 
 /// The model's stage list as the CPU's program (see the module doc).
@@ -53,6 +68,12 @@ pub fn compile(m: &Simulation) -> Vec<Run> {
                 out.push(Run::PeriodicCopies);
             }
             Stage::Hook(hook) if !slab_local(m, hook) => {
+                flush(&mut out, &mut h, &mut e);
+                out.push(Run::Hook(hook));
+            }
+            // After E in the sweep: E of each slab, then its AfterE passes.
+            Stage::Hook(Hook::AfterE) if !e.is_empty() => e.push(stage),
+            Stage::Hook(hook @ Hook::AfterE) => {
                 flush(&mut out, &mut h, &mut e);
                 out.push(Run::Hook(hook));
             }

@@ -20,13 +20,54 @@
 //! The tasks share the field arrays through raw pointers ([`Shared`]); every slice
 //! they make is confined to slabs the schedule above gives them.
 use super::{boundary, cpml, update};
-use fdtd_core::pass::{FieldsMut, HostCtx};
+use fdtd_core::pass::{FieldsMut, HostCtx, Scope};
 use fdtd_core::schedule::Stage;
 use fdtd_core::simulation::Simulation;
 use rayon::prelude::*;
 
 /// ψ slabs of one x-slab: `(CPML pass index, ψ slab)` for every CPML pass that touches it.
 type SlabPsi<'a> = Vec<(usize, &'a mut [f32])>;
+
+/// What one x-slab's task owns besides the fields: its ψ slabs, and its planes of the
+/// state of every region-scope pass the sweep runs (`(pass index, planes)`).
+struct SlabWork<'a> {
+    psi: SlabPsi<'a>,
+    passes: Vec<(usize, &'a mut [f32])>,
+}
+
+/// Split the state of every region-scope pass at a hook among `stages` by x-slab
+/// ([`fdtd_core::pass::Pass::state_planes`]), into `work`. `extra` is the state table
+/// after the ψ arrays.
+fn slab_passes<'a>(m: &Simulation, stages: &[Stage], extra: &'a mut [Vec<f32>], work: &mut [SlabWork<'a>]) {
+    let base = 6 + m.schedule.cpml.len();
+    let mut wanted = Vec::new();
+    for stage in stages {
+        if let Stage::Hook(hook) = stage {
+            for (k, sp, e) in m.schedule.entries_at(*hook) {
+                if e.scope == Scope::Region && !wanted.iter().any(|&(q, _)| q == k) {
+                    wanted.push((k, sp.state[0] - base));
+                }
+            }
+        }
+    }
+    // Hand out the arrays in table order, each split by its planes.
+    wanted.sort_by_key(|&(_, a)| a);
+    let mut rest = extra;
+    let mut at = 0;
+    for (k, a) in wanted {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(a - at);
+        let (arr, tail) = tail.split_first_mut().expect("the pass's state array");
+        rest = tail;
+        at = a + 1;
+        let planes = m.schedule.passes[k].pass.state_planes();
+        let mut arr: &mut [f32] = &mut arr[..];
+        for (i, w) in work.iter_mut().enumerate() {
+            let (slab, tail) = std::mem::take(&mut arr).split_at_mut(planes[i + 1] - planes[i]);
+            arr = tail;
+            w.passes.push((k, slab));
+        }
+    }
+}
 
 /// Split every CPML pass's ψ array into per-x-slab pieces, so each task owns its slabs'
 /// ψ. `rest` is the state table after the six fields.
@@ -123,7 +164,8 @@ pub enum Sweep {
 pub fn step(
     m: &Simulation,
     fields: &mut [Vec<f32>],
-    rest: &mut [Vec<f32>],
+    psi: &mut [Vec<f32>],
+    extra: &mut [Vec<f32>],
     src: &[f32],
     n: usize,
     sweep: Sweep,
@@ -132,7 +174,14 @@ pub fn step(
 ) {
     let slabs = m.grid.dims()[0];
     let sx = m.grid.strides()[0];
-    let mut work = slab_psi(m, rest);
+    let mut work: Vec<SlabWork> = slab_psi(m, psi)
+        .into_iter()
+        .map(|psi| SlabWork {
+            psi,
+            passes: Vec::new(),
+        })
+        .collect();
+    slab_passes(m, e, extra, &mut work);
     // Twice as many blocks as threads lets rayon balance uneven slabs (CPML, faces).
     let blocks = (2 * rayon::current_num_threads()).clamp(1, slabs.div_ceil(2));
     let starts: Vec<usize> = (0..blocks).map(|b| b * slabs / blocks).collect();
@@ -148,13 +197,13 @@ pub fn step(
         if !e.is_empty() {
             work.par_iter_mut().enumerate().for_each(|(i, sw)| {
                 // SAFETY: all E slabs are written by their own task, H is only read.
-                unsafe { e_step(m, sh, i, sw, e) };
+                unsafe { e_step(m, sh, i, sw, src, n, e) };
             });
         }
         return;
     }
-    let mut chunks: Vec<&mut [SlabPsi]> = Vec::with_capacity(blocks);
-    let mut rest: &mut [SlabPsi] = &mut work;
+    let mut chunks: Vec<&mut [SlabWork]> = Vec::with_capacity(blocks);
+    let mut rest: &mut [SlabWork] = &mut work;
     for b in 0..blocks {
         let end = if b + 1 < blocks { starts[b + 1] } else { slabs };
         let (head, tail) = rest.split_at_mut(end - starts[b]);
@@ -166,13 +215,13 @@ pub fn step(
             // SAFETY (both calls): slab `start + o` belongs to this block; see module doc.
             unsafe { h_step(m, sh, start + o, sw, src, n, h) };
             if o > 0 {
-                unsafe { e_step(m, sh, start + o, sw, e) };
+                unsafe { e_step(m, sh, start + o, sw, src, n, e) };
             }
         }
     });
     chunks.par_iter_mut().zip(&starts).for_each(|(w, &start)| {
         // SAFETY: phase 2: block-start E slabs are distinct, H is final.
-        unsafe { e_step(m, sh, start, &mut w[0], e) };
+        unsafe { e_step(m, sh, start, &mut w[0], src, n, e) };
     });
 }
 
@@ -180,7 +229,7 @@ pub fn step(
 ///
 /// # Safety
 /// The caller owns H slab `i` and nobody writes E slabs `i`, `i+1` meanwhile.
-unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &[f32], n: usize, stages: &[Stage]) {
+unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabWork, src: &[f32], n: usize, stages: &[Stage]) {
     let hi = (i + 2).min(sh.slabs);
     // SAFETY: by the function's contract.
     let (mut h, e) = unsafe {
@@ -197,7 +246,7 @@ unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &
             }
             Stage::HCpml => {
                 let cpml = &m.schedule.cpml;
-                for (pi, ps) in sw.iter_mut() {
+                for (pi, ps) in sw.psi.iter_mut() {
                     let p = &cpml[*pi];
                     if !p.electric() {
                         cpml::correct_slab(m, p, i, h[p.target % 3], e[p.source % 3], i * sh.sx, ps);
@@ -227,12 +276,13 @@ unsafe fn h_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, src: &
     }
 }
 
-/// The E stages `stages` on slab `i`: PMC/periodic face planes, bulk, CPML corrections.
+/// The E stages `stages` on slab `i`: PMC/periodic face planes, bulk, CPML corrections,
+/// AfterE passes.
 ///
 /// # Safety
 /// The caller owns E slab `i`, and nobody writes H slabs `i−1`, `i` (or, for periodic
 /// x faces at `i = 0`, any H slab) meanwhile.
-unsafe fn e_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, stages: &[Stage]) {
+unsafe fn e_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabWork, src: &[f32], n: usize, stages: &[Stage]) {
     let lo = i.saturating_sub(1);
     // SAFETY: by the function's contract.
     let (mut e, h) = unsafe {
@@ -255,11 +305,38 @@ unsafe fn e_step(m: &Simulation, sh: &Shared, i: usize, sw: &mut SlabPsi, stages
             }
             Stage::ECpml => {
                 let cpml = &m.schedule.cpml;
-                for (pi, ps) in sw.iter_mut() {
+                for (pi, ps) in sw.psi.iter_mut() {
                     let p = &cpml[*pi];
                     if p.electric() {
                         cpml::correct_slab(m, p, i, e[p.target % 3], h[p.source % 3], lo * sh.sx, ps);
                     }
+                }
+            }
+            Stage::Hook(hook) => {
+                let [ex, ey, ez] = &mut e;
+                for (k, sp, entry) in m.schedule.entries_at(*hook) {
+                    let mut state: Vec<&mut [f32]> = Vec::new();
+                    if entry.scope == Scope::Region {
+                        let (_, planes) = sw
+                            .passes
+                            .iter_mut()
+                            .find(|(q, _)| *q == k)
+                            .expect("the sweep split this pass's state (slab_passes)");
+                        state.push(&mut **planes);
+                    }
+                    let mut ctx = HostCtx {
+                        step: n,
+                        entry,
+                        sources: src,
+                        xs: (i, i + 1),
+                        fields: FieldsMut {
+                            windows: [Some(&mut **ex), Some(&mut **ey), Some(&mut **ez), None, None, None],
+                            base: i * sh.sx,
+                        },
+                        state: &mut state[..],
+                        out: &mut [],
+                    };
+                    sp.pass.host(&mut ctx);
                 }
             }
             other => unreachable!("{other:?} is not a slab-local E stage (program::compile)"),

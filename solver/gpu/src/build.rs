@@ -852,6 +852,7 @@ fn pass_kernels(device: &wgpu::Device, kernels: &Kernels, shapes: Shapes, model:
 /// (the point-pass ABI's bindings over the pass's one state buffer) and how many
 /// records it holds there; the steps at which the pass may be skipped (`Op::due`).
 struct PassBinds {
+    /// Per piece: the bind group and the threads of a per-record or region entry.
     pieces: Vec<Option<(wgpu::BindGroup, usize)>>,
     due: Vec<usize>,
 }
@@ -879,12 +880,36 @@ fn pass_binds(
         streams += outputs.len();
         let dp = sp.pass.device();
         let mut lists: Vec<Vec<[u32; 4]>> = vec![Vec::new(); layout.pieces.len()];
+        // Threads per piece: its records, or the samples of its slices of the regions.
+        let mut threads = vec![0usize; layout.pieces.len()];
         for r in &dp.records {
             let [i, j, kk] = r.at;
             let p = layout.owner(i);
             let mut w = r.words;
             w[1] = u(layout.local(p, i, j, kk));
             lists[p].push(w);
+            threads[p] += 1;
+        }
+        // A region-scope entry: per piece, three records per slice of a region
+        // (`region_sample` in passes/abi.wgsl).
+        for (ri, r) in dp.regions.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            for (p, piece) in layout.pieces.iter().enumerate() {
+                let (a, b) = (r.lo[0].max(piece.i0), r.hi[0].min(piece.end()));
+                if a >= b {
+                    continue;
+                }
+                let (ny, nz) = (r.hi[1] - r.lo[1], r.hi[2] - r.lo[2]);
+                let start = threads[p];
+                threads[p] += (b - a) * ny * nz;
+                lists[p].push([u(a), u(r.lo[1]), u(r.lo[2]), u(ri)]);
+                lists[p].push([u(b - a), u(ny), u(nz), u(threads[p])]);
+                lists[p].push([
+                    u(layout.local(p, a, r.lo[1], r.lo[2])),
+                    u(layout.sx),
+                    u(layout.sy),
+                    u(start),
+                ]);
+            }
         }
         let once = sp.entries.iter().any(|e| e.scope == Scope::Once);
         // The pass's state arrays, concatenated in one buffer (a word when it has none).
@@ -950,7 +975,7 @@ fn pass_binds(
                 layout: &kernel.layout,
                 entries: &entries,
             });
-            pieces.push(Some((bg, list.len())));
+            pieces.push(Some((bg, threads[p])));
             b.keep.push(lb);
         }
         b.keep.push(state);
@@ -988,9 +1013,9 @@ fn pass_ops(
                 let groups = match entry.scope {
                     Scope::Once if p == 0 => [1, 1, 1],
                     Scope::Once => continue,
-                    Scope::Records if *records == 0 => continue,
+                    Scope::Records | Scope::Region if *records == 0 => continue,
                     Scope::Records if wg == 1 => [1, 1, 1],
-                    Scope::Records => {
+                    Scope::Records | Scope::Region => {
                         // One thread per record; rows of at most `max_dim` workgroups, the
                         // kernel continuing the record index in gid.y (q = gid.x +
                         // gid.y·groups.x·WG).

@@ -247,11 +247,18 @@ pub fn plan(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Plan {
     if records > 0 {
         p.add(format!("monitor records ({records} samples)"), 16 * records as u64);
     }
-    // Dispersive media: a vec4<u32> record per dispersive E sample (`passes/dispersive.rs`;
-    // its state, 4·(1 + pole floats) bytes per sample, is counted by `Plan::common`).
-    if let Some(sp) = model.schedule.passes.iter().find(|sp| sp.pass.name() == "dispersive") {
-        let n = model.schedule.state[sp.state[0]].len();
-        p.add(format!("dispersive records ({n} samples)"), 16 * n as u64);
+    // Region-scope passes (dispersive media): their parameters (coefficients, the
+    // boxes' bit masks and plane offsets) and three records per box and piece; the
+    // state is counted by `Plan::common`.
+    for sp in &model.schedule.passes {
+        let dp = sp.pass.device();
+        if !dp.regions.is_empty() {
+            let bytes = 4 * dp.params.len() as u64 + 48 * (dp.regions.len() * layout.pieces.len()) as u64;
+            p.add(
+                format!("{} parameters ({} boxes)", sp.pass.name(), dp.regions.len()),
+                bytes,
+            );
+        }
     }
     p.add("readback gather buffer", layout.staging);
     p.add_host("readback staging (mappable)", layout.staging);
@@ -304,11 +311,21 @@ pub fn check_limits(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Re
             // A model resized for a plan search keeps its records: clamp to the last piece.
             per_piece[layout.owner(r.at[0]).min(layout.pieces.len().saturating_sub(1))] += 1;
         }
+        // A region-scope pass: one thread per sample of its boxes' slices on a piece.
+        let mut threads = per_piece.clone();
+        for r in &sp.pass.device().regions {
+            for (k, piece) in layout.pieces.iter().enumerate() {
+                let planes = r.hi[0].min(piece.end()).saturating_sub(r.lo[0].max(piece.i0));
+                threads[k] += (planes * (r.hi[1] - r.lo[1]) * (r.hi[2] - r.lo[2])) as u64;
+            }
+        }
         let records = per_piece.into_iter().max().unwrap_or(0);
-        // Dispatched in rows of max_workgroups_per_dim workgroups of 64 (build.rs).
-        let groups = records.div_ceil(64);
+        let threads = threads.into_iter().max().unwrap_or(0);
+        // Dispatched in rows of max_workgroups_per_dim workgroups of 64 (build.rs); the
+        // thread index is a u32.
+        let groups = threads.div_ceil(64);
         let max = dev.max_workgroups_per_dim as u64;
-        if 16 * records > dev.binding_cap || groups > max * max {
+        if 16 * records > dev.binding_cap || groups > max * max || threads > u32::MAX as u64 {
             return Err(BackendError::DoesNotFit(format!(
                 "pass `{}` has {records} samples on one slab, more than {}'s largest storage binding of records takes; \
                  split it into several monitors, or run on the CPU",

@@ -371,6 +371,11 @@ pub struct Material {
     pub poles: Vec<Pole>,
 }
 
+/// The smallest one-step state determinant ([`Pole::memory`]) the update accepts: the
+/// stored-state form of the poles' update divides by it, so below 1/16 the f32 rounding
+/// of a step would be amplified more than 16 times.
+pub const MIN_MEMORY: f64 = 1.0 / 16.0;
+
 /// One pole of a dispersive permittivity, with exp(+jωt) phasors:
 /// ε(ω) = eps_r + Σ poles − j·σ/(ω·ε0), each pole's term given by [`Pole::chi`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -449,8 +454,27 @@ impl Pole {
         }
     }
 
+    /// The determinant of the pole's one-step state matrix G at time step `dt` (how
+    /// much of its state a step keeps): (2τ − Δt)/(2τ + Δt) (Debye), (1 − hγ)/(1 + hγ)
+    /// (Drude), (1 − hγ + h²ω0²)/(1 + hγ + h²ω0²) (Lorentz), h = Δt/2. The update
+    /// divides by it (`docs/materials.md`, "the stored state"), so it must stay at or
+    /// above [`MIN_MEMORY`].
+    pub fn memory(&self, dt: f64) -> f64 {
+        use std::f64::consts::TAU;
+        let h = dt / 2.0;
+        match *self {
+            Pole::Debye { tau, .. } => (2.0 * tau - dt) / (2.0 * tau + dt),
+            Pole::Drude { damping, .. } => (1.0 - h * TAU * damping) / (1.0 + h * TAU * damping),
+            Pole::Lorentz { frequency, damping, .. } => {
+                let (w0, g) = (TAU * frequency, TAU * damping);
+                (1.0 - h * g + h * h * w0 * w0) / (1.0 + h * g + h * h * w0 * w0)
+            }
+        }
+    }
+
     /// The pole's fastest rate (1/s): 1/τ (Debye), γ (Drude), max(ω0, γ) (Lorentz). The
-    /// update resolves the pole while `rate·Δt <= 2` (`docs/materials.md`).
+    /// update resolves the pole while `rate·Δt <= 2` and [`Pole::memory`] ≥
+    /// [`MIN_MEMORY`] (`docs/materials.md`).
     pub fn rate(&self) -> f64 {
         use std::f64::consts::TAU;
         match *self {

@@ -78,13 +78,37 @@ pub(super) fn poles(v: &Val, name: &str, dt: Option<f64>) -> R<Vec<Pole>> {
     Ok(out)
 }
 
+/// Whether the update resolves `pole` at time step `dt`: `rate·dt <= MAX_RATE_DT` and a
+/// one-step state determinant of at least [`crate::MIN_MEMORY`].
+fn resolved(pole: &Pole, dt: f64) -> bool {
+    pole.rate() * dt <= MAX_RATE_DT && pole.memory(dt) >= crate::MIN_MEMORY
+}
+
+/// The largest time step that resolves `pole` (bisection below `MAX_RATE_DT / rate`;
+/// every step below it resolves the pole too, see `resolved_below_the_largest_step`).
+fn largest_dt(pole: &Pole) -> f64 {
+    let (mut lo, mut hi) = (0.0, MAX_RATE_DT / pole.rate());
+    if resolved(pole, hi) {
+        return hi;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if resolved(pole, mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// The refusal of a pole the time step `dt` cannot resolve (message and hint), if it
 /// is one; `i` is its index in the material `name`.
 pub(super) fn too_fast(pole: &Pole, i: usize, name: &str, dt: f64) -> Option<(String, String)> {
-    let rate = pole.rate();
-    if rate * dt <= MAX_RATE_DT {
+    if resolved(pole, dt) {
         return None;
     }
+    let rate = pole.rate();
     let (ty, what) = match *pole {
         Pole::Debye { tau, .. } => ("debye", format!("tau = {} s", num(tau))),
         Pole::Drude { damping, .. } => ("drude", format!("damping = {} Hz", num(damping))),
@@ -93,17 +117,23 @@ pub(super) fn too_fast(pole: &Pole, i: usize, name: &str, dt: f64) -> Option<(St
             format!("frequency = {} Hz, damping = {} Hz", num(frequency), num(damping)),
         ),
     };
-    Some((
+    let why = if rate * dt > MAX_RATE_DT {
+        format!("its rate·dt = {} > {}", num(rate * dt), num(MAX_RATE_DT))
+    } else {
         format!(
-            "material {name:?}, pole {i} ({ty}, {what}) is faster than the time step resolves: its rate·dt = {} > {}",
-            num(rate * dt),
-            num(MAX_RATE_DT)
-        ),
+            "a step keeps only {} of its state (at least {} is needed)",
+            num(pole.memory(dt)),
+            num(crate::MIN_MEMORY)
+        )
+    };
+    let best = largest_dt(pole);
+    Some((
+        format!("material {name:?}, pole {i} ({ty}, {what}) is faster than the time step resolves: {why}"),
         format!(
             "the largest time step for this pole is {} s (now {} s): make the cells or time.courant smaller by {}×, or drop a pole far above the band",
-            num(MAX_RATE_DT / rate),
+            num(best),
             num(dt),
-            num((rate * dt / MAX_RATE_DT * 1000.0).ceil() / 1000.0)
+            num((dt / best * 1000.0).ceil() / 1000.0)
         ),
     ))
 }
@@ -150,5 +180,61 @@ poles = [{ type = "drude", plasma_frequency = 2.18e15, damping = 6.45e12 },
         // Below the plasma frequency a Drude metal has Re ε < 0, and every pole is lossy (Im < 0).
         let (re, im) = gold.eps_at(2.0 * std::f64::consts::PI * 3e14).unwrap();
         assert!(re < -10.0 && im < 0.0, "{re} {im}");
+    }
+
+    /// The guard: a Debye pole needs τ ≥ 17Δt/30 (one-step determinant 1/16), a Drude
+    /// pole γΔt ≤ 30/17; the hint's largest step resolves the pole and every smaller
+    /// step does too, for poles of each type over six decades of rate.
+    #[test]
+    fn resolved_below_the_largest_step() {
+        use super::{largest_dt, resolved, too_fast};
+        let dt = 1e-12;
+        let debye = |tau: f64| Pole::Debye { delta_eps: 1.0, tau };
+        assert!(resolved(&debye(17.0 / 30.0 * dt * (1.0 + 1e-9)), dt));
+        assert!(!resolved(&debye(17.0 / 30.0 * dt * (1.0 - 1e-9)), dt));
+        // Above the old rate bound (τ ≥ Δt/2) but keeping less than 1/16 of its state.
+        let (msg, hint) = too_fast(&debye(0.55 * dt), 0, "m", dt).unwrap();
+        assert!(
+            msg.contains("keeps only 0.047") && msg.contains("at least 0.0625"),
+            "{msg}"
+        );
+        assert!(
+            hint.contains("largest time step for this pole is 9.70588235294e-13 s"),
+            "{hint}"
+        );
+        let drude = |g: f64| Pole::Drude {
+            plasma_frequency: 1e12,
+            damping: g,
+        };
+        let g = 30.0 / 17.0 / (std::f64::consts::TAU * dt);
+        assert!(resolved(&drude(g * (1.0 - 1e-9)), dt) && !resolved(&drude(g * (1.0 + 1e-9)), dt));
+        for e in -3..3 {
+            let r = 10f64.powi(e) / dt;
+            let f = r / std::f64::consts::TAU;
+            for pole in [
+                debye(1.0 / r),
+                drude(f),
+                Pole::Lorentz {
+                    delta_eps: 1.0,
+                    frequency: f,
+                    damping: f,
+                },
+                Pole::Lorentz {
+                    delta_eps: 1.0,
+                    frequency: f / 30.0,
+                    damping: f,
+                },
+                Pole::Lorentz {
+                    delta_eps: 1.0,
+                    frequency: f,
+                    damping: 0.0,
+                },
+            ] {
+                let best = largest_dt(&pole);
+                assert!(best > 0.0 && resolved(&pole, best), "{pole:?}");
+                assert!(!resolved(&pole, best * 1.001), "{pole:?}");
+                assert!((1..100).all(|k| resolved(&pole, best * k as f64 / 100.0)), "{pole:?}");
+            }
+        }
     }
 }

@@ -207,6 +207,7 @@ impl Pass for Dft {
             params.push(half);
         }
         DevicePass {
+            regions: Vec::new(),
             file: "passes/dft.wgsl",
             wgsl: include_str!("../../../../shaders/passes/dft.wgsl"),
             entry: "accumulate_dft",

@@ -76,6 +76,7 @@ impl Pass for Inductors {
 
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "passes/lumped_l.wgsl",
             wgsl: include_str!("../../../../shaders/passes/lumped_l.wgsl"),
             entry: "apply_inductors",

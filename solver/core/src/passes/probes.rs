@@ -69,6 +69,7 @@ impl Pass for Probes {
 
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "passes/probes.wgsl",
             wgsl: include_str!("../../../../shaders/passes/probes.wgsl"),
             entry: "sample_probes",

@@ -50,6 +50,11 @@ impl Pass for Sources {
         }
     }
 
+    /// Electric sources touch only their own E samples, of the slabs they are given.
+    fn slab_local(&self) -> bool {
+        self.electric
+    }
+
     fn host(&self, ctx: &mut HostCtx<'_>) {
         let (x0, x1) = ctx.xs;
         for &(si, c, flat, at, hard) in &self.list {
@@ -68,6 +73,7 @@ impl Pass for Sources {
 
     fn device(&self) -> DevicePass {
         DevicePass {
+            regions: Vec::new(),
             file: "passes/sources.wgsl",
             wgsl: include_str!("../../../../shaders/passes/sources.wgsl"),
             entry: "apply_sources",
