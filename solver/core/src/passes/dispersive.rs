@@ -379,7 +379,7 @@ impl Dispersive {
         let base = self.planes[x];
         let sy = self.strides[1];
         let widest = self.at[x].iter().map(|&b| self.blocks[b].size(2)).max().unwrap_or(0);
-        let (mut acc, mut keep) = (vec![0.0f32; widest], vec![true; widest]);
+        let (mut acc, mut weight) = (vec![0.0f32; widest], vec![1.0f32; widest]);
         for &b in &self.at[x] {
             let blk = &self.blocks[b];
             let row = &self.rows[blk.row];
@@ -387,18 +387,20 @@ impl Dispersive {
             let area = ny * nz;
             let st = &mut state[blk.planes[x - blk.lo[0]] - base..][..row.floats * area];
             let field = &mut *fields[blk.comp];
-            let (acc, keep) = (&mut acc[..nz], &mut keep[..nz]);
-            keep.fill(true);
+            let (acc, weight) = (&mut acc[..nz], &mut weight[..nz]);
             for j in 0..ny {
                 let e = &mut field[(blk.lo[1] + j) * sy + blk.lo[2]..][..nz];
+                // A sample outside the row keeps a zero state (its update is weighted by
+                // 0), so its acc is 0 and E − acc leaves it as it is: only the state
+                // update needs the mask; weight 1 is exact (s + 1·x = s + x).
                 if let Some(mask) = &blk.mask {
                     let first = ((x - blk.lo[0]) * ny + j) * nz;
-                    for (k, w) in keep.iter_mut().enumerate() {
+                    for (k, w) in weight.iter_mut().enumerate() {
                         let q = first + k;
-                        *w = mask[q / 32] >> (q % 32) & 1 == 1;
+                        *w = (mask[q / 32] >> (q % 32) & 1) as f32;
                     }
                 }
-                acc.iter_mut().for_each(|a| *a = 0.0);
+                acc.fill(0.0);
                 let mut o = 0;
                 for (order, c) in &row.poles {
                     let r1 = &st[o * area + j * nz..][..nz];
@@ -413,29 +415,37 @@ impl Dispersive {
                     }
                     o += order;
                 }
-                for k in 0..nz {
-                    if keep[k] {
-                        e[k] -= acc[k];
-                    }
+                for (e, a) in e.iter_mut().zip(acc.iter()) {
+                    *e -= a;
                 }
+                let e = &*e;
                 let mut o = 0;
                 for (order, c) in &row.poles {
                     if *order == 2 {
                         let (p1, p2) = st[o * area..].split_at_mut(area);
                         let (r1, r2) = (&mut p1[j * nz..][..nz], &mut p2[j * nz..][..nz]);
-                        for k in 0..nz {
-                            if keep[k] {
+                        if blk.mask.is_none() {
+                            for k in 0..nz {
                                 let (s1, s2) = (r1[k], r2[k]);
                                 r1[k] = s1 + (c[2] * s1 + c[3] * s2 + c[6] * e[k]);
                                 r2[k] = s2 + (c[4] * s1 + c[5] * s2 + c[7] * e[k]);
                             }
+                        } else {
+                            for k in 0..nz {
+                                let (s1, s2) = (r1[k], r2[k]);
+                                r1[k] = s1 + weight[k] * (c[2] * s1 + c[3] * s2 + c[6] * e[k]);
+                                r2[k] = s2 + weight[k] * (c[4] * s1 + c[5] * s2 + c[7] * e[k]);
+                            }
                         }
                     } else {
                         let r1 = &mut st[o * area + j * nz..][..nz];
-                        for k in 0..nz {
-                            if keep[k] {
-                                let s1 = r1[k];
-                                r1[k] = s1 + (c[2] * s1 + c[6] * e[k]);
+                        if blk.mask.is_none() {
+                            for (r, e) in r1.iter_mut().zip(e) {
+                                *r += c[2] * *r + c[6] * e;
+                            }
+                        } else {
+                            for ((r, e), w) in r1.iter_mut().zip(e).zip(weight.iter()) {
+                                *r += w * (c[2] * *r + c[6] * e);
                             }
                         }
                     }
