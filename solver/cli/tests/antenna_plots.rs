@@ -329,3 +329,80 @@ fn info_and_plot_show_ports_and_farfields() {
         assert!(c.width >= 1000, "{name}");
     }
 }
+
+/// An undriven port's S is a transmission term: its figure has |S| and the unwrapped
+/// phase, no −10 dB line and no Smith chart; frequencies the run did not resolve are
+/// left out of both curves. A delay line: |S21| falls from −3 to −20 dB over
+/// 1–3 GHz, arg S21 = −360°·f·0.7 ns (so it wraps three times); the first and last five
+/// frequencies are marked unresolved and hold a value that would show if drawn.
+#[test]
+fn a_transmission_port_figure_has_phase_and_no_reflection_panels() {
+    let dir = tempfile::tempdir().unwrap();
+    let freq: Vec<f64> = (0..101).map(|i| 1e9 + i as f64 * 2e7).collect();
+    let s_db: Vec<f64> = freq.iter().map(|f| -3.0 - 17.0 * (f - 1e9) / 2e9).collect();
+    let tau = 0.7e-9;
+    let s: Vec<[f64; 2]> = freq
+        .iter()
+        .zip(&s_db)
+        .map(|(f, d)| {
+            let (a, ph) = (10f64.powf(d / 20.0), -2.0 * PI * f * tau);
+            [a * ph.cos(), a * ph.sin()]
+        })
+        .collect();
+    let resolved: Vec<bool> = (0..101).map(|i| (5..96).contains(&i)).collect();
+    let mut s_db_shown = s_db.clone();
+    for (d, r) in s_db_shown.iter_mut().zip(&resolved) {
+        if !r {
+            *d = -6.0; // inside the axis range: drawn, it would be seen
+        }
+    }
+    let p = fdtd::output::read::PortInfo {
+        name: "out".into(),
+        z0: 50.0,
+        driven: false,
+        samples: 1000,
+        frequency: freq.clone(),
+        z: vec![[50.0, 0.0]; 101],
+        s,
+        s_db: s_db_shown,
+        resolved,
+    };
+    let fig = port_png(&p, &dir.path().join("out.png")).unwrap();
+    let names: Vec<&str> = fig.panels.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["S_dB", "phase"]);
+    let c = Canvas::load_png(&fig.path).unwrap();
+    let blue = rgb(COLOURS[0]);
+    let sp = &fig.panels[0];
+    let grey = [102, 102, 102];
+    for i in [10, 40, 70, 90] {
+        assert!(near(&c, sp.pixel(freq[i], s_db[i]), 2, blue), "|S| at {}", freq[i]);
+        // No dashed −10 dB line (the curve crosses −10 dB near 1.82 GHz only).
+        if (freq[i] - 1.82e9).abs() > 0.1e9 {
+            assert!(
+                !near(&c, sp.pixel(freq[i], -10.0), 1, grey),
+                "a −10 dB line at {}",
+                freq[i]
+            );
+        }
+    }
+    // Unresolved ends: not drawn at their −6 dB.
+    for i in [1, 3, 98, 100] {
+        assert!(
+            !near(&c, sp.pixel(freq[i], -6.0), 1, blue),
+            "unresolved {} drawn",
+            freq[i]
+        );
+    }
+    // The phase is unwrapped: a straight line through −360°·f·τ (offset by whole turns).
+    let pp = &fig.panels[1];
+    // The first shown point is the wrapped angle; the rest follow it without jumps.
+    let want = |f: f64| -360.0 * f * tau;
+    let first = (-2.0 * PI * freq[5] * tau)
+        .sin()
+        .atan2((-2.0 * PI * freq[5] * tau).cos())
+        .to_degrees();
+    for i in [5, 30, 60, 95] {
+        let v = first + (want(freq[i]) - want(freq[5]));
+        assert!(near(&c, pp.pixel(freq[i], v), 2, blue), "phase at {}: {v}", freq[i]);
+    }
+}

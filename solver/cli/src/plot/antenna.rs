@@ -1,5 +1,6 @@
-//! Antenna figures: a port's |S| in dB (with the −10 dB line), its input impedance and
-//! a Smith chart; a far field's principal-plane cuts as polar patterns (dBi) and its
+//! Antenna figures: a driven port's |S| in dB (with the −10 dB line), its input
+//! impedance and a Smith chart; an undriven port's transmission |S| and phase (no
+//! −10 dB line, no Smith chart: those are about reflection); a far field's principal-plane cuts as polar patterns (dBi) and its
 //! directivity over the (θ, φ) grid as a colour map.
 //!
 //! Polar panels are in normalised Cartesian coordinates: the point at angle ψ of a cut
@@ -68,11 +69,15 @@ fn range(v: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// One port's figure: |S| (dB) against frequency with the −10 dB line, Z = R + jX
 /// against frequency, and the reflection coefficient on a Smith chart (Z0 of the port).
-/// Panels: `S_dB`, `Z`, `smith` (x = Re Γ, y = Im Γ).
+/// Panels: `S_dB`, `Z`, `smith` (x = Re Γ, y = Im Γ). An undriven port gets the
+/// transmission figure instead (panels `S_dB`, `phase`; see `transmission_png`).
 pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
     ensure();
     if p.frequency.is_empty() {
         return Err(PlotError::Data(format!("port {} has no frequencies", p.name)));
+    }
+    if !p.driven {
+        return transmission_png(p, path);
     }
     let (width, height) = (1200u32, 940u32);
     let f0 = p.frequency.iter().copied().fold(f64::INFINITY, f64::min);
@@ -233,6 +238,99 @@ pub fn band_below(freq: &[f64], s_db: &[f64], level: f64) -> Option<(usize, f64,
         hi = freq[j];
     }
     Some((i, lo, hi))
+}
+
+/// An undriven port's figure: its S is a transmission term (from the driven port into
+/// this matched load), so no −10 dB line, no input impedance and no Smith chart (which
+/// are about reflection): |S| in dB and its phase (degrees, unwrapped). Frequencies the
+/// run does not resolve (`resolved`) are left out of both curves.
+fn transmission_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
+    let (width, height) = (1200u32, 820u32);
+    let f0 = p.frequency.iter().copied().fold(f64::INFINITY, f64::min);
+    let f1 = p.frequency.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (f0, f1) = if f1 > f0 {
+        axis(f0, f1)
+    } else {
+        axis(f0 * 0.99, f0 * 1.01 + 1.0)
+    };
+    let (fs, fp) = si_scale(f1);
+    let ffmt = move |f: &f64| sig(f * fs, 4);
+    let n = p.frequency.len().min(p.s.len()).min(p.s_db.len());
+    let shown = |i: &usize| p.s_db[*i].is_finite() && p.resolved.get(*i).copied().unwrap_or(true);
+    // The phase, unwrapped along the shown frequencies.
+    let mut phase: Vec<(f64, f64)> = Vec::new();
+    for i in (0..n).filter(shown) {
+        let mut a = p.s[i][1].atan2(p.s[i][0]).to_degrees();
+        if let Some(&(_, prev)) = phase.last() {
+            a += 360.0 * ((prev - a) / 360.0).round();
+        }
+        phase.push((p.frequency[i], a));
+    }
+    let db: Vec<(f64, f64)> = (0..n).filter(shown).map(|i| (p.frequency[i], p.s_db[i])).collect();
+    let mut canvas = Canvas::new(width, height);
+    let mut panels = Vec::new();
+    {
+        let root = BitMapBackend::with_buffer(&mut canvas.rgb, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err("the background"))?;
+        let title = format!(
+            "port {}: transmission S from the driven port (matched load, Z0 = {} Ω)",
+            p.name,
+            sig(p.z0, 4)
+        );
+        let root = root
+            .titled(&title, (FAMILY, 18).into_font())
+            .map_err(draw_err("the title"))?;
+        let (top, bottom) = root.split_vertically(400);
+        let hi = db.iter().map(|x| x.1).fold(-40.0, f64::max).min(40.0);
+        let lo = db.iter().map(|x| x.1).fold(hi - 10.0, f64::min).max(hi - 100.0);
+        let y = ((lo / 5.0).floor() * 5.0, (hi / 5.0).ceil() * 5.0 + 2.0);
+        let blue = COLOURS[0];
+        let mut chart = ChartBuilder::on(&top)
+            .margin(10)
+            .margin_right(24)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(f0..f1, y.0..y.1)
+            .map_err(draw_err("the S panel"))?;
+        axes_style(&mut chart, &format!("frequency ({fp}Hz)"), "|S| (dB)", &ffmt)?;
+        chart
+            .draw_series(LineSeries::new(
+                db.iter().map(|&(f, d)| (f, d.max(y.0))),
+                blue.stroke_width(2),
+            ))
+            .map_err(draw_err("|S|"))?
+            .label("|S|")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue.stroke_width(2)));
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+        panels.push(panel_of("S_dB", &chart, (f0, f1), y));
+        let pr = range(phase.iter().map(|x| x.1).chain([0.0]));
+        let pr = axis(pr.0, pr.1);
+        let mut chart = ChartBuilder::on(&bottom)
+            .margin(10)
+            .margin_right(24)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(f0..f1, pr.0..pr.1)
+            .map_err(draw_err("the phase panel"))?;
+        axes_style(
+            &mut chart,
+            &format!("frequency ({fp}Hz)"),
+            "arg S (degrees, unwrapped)",
+            &ffmt,
+        )?;
+        chart
+            .draw_series(LineSeries::new(phase.iter().copied(), blue.stroke_width(2)))
+            .map_err(draw_err("arg S"))?;
+        panels.push(panel_of("phase", &chart, (f0, f1), pr));
+        root.present().map_err(draw_err("the figure"))?;
+    }
+    canvas.save_png(path)?;
+    Ok(Figure {
+        path: path.to_path_buf(),
+        width,
+        height,
+        panels,
+    })
 }
 
 /// Γ of the normalised impedance z.

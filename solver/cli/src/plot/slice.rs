@@ -114,6 +114,34 @@ fn layout(domain: [f64; 3], normal: usize) -> (u32, u32, u32) {
     (LEFT + pw + 24 + BAR, TOP + PLOT_H + BOTTOM, pw)
 }
 
+/// The colour scale of a slice drawn at ±`vmax`: the axis' rounded end.
+fn scale_end(vmax: f64) -> f64 {
+    if vmax > 0.0 && vmax.is_finite() {
+        axis(-vmax, vmax).1
+    } else {
+        1.0
+    }
+}
+
+/// `title`, followed by a note when the colour scale ±`vmax` (as drawn) clips samples
+/// of `slice`: the scale's end and the share of samples beyond it, so a saturated
+/// colour is not read as the field's peak.
+pub fn clip_note(title: &str, slice: &Slice, vmax: f64) -> String {
+    let end = scale_end(vmax);
+    let beyond = slice.values.iter().filter(|v| (v.abs() as f64) > end).count();
+    if beyond == 0 {
+        return title.to_string();
+    }
+    let share = 100.0 * beyond as f64 / slice.values.len() as f64;
+    let peak = slice.values.iter().fold(0.0f32, |m, v| m.max(v.abs())) as f64;
+    format!(
+        "{title} · colour scale clipped at ±{} ({} % of samples beyond, peak {})",
+        sig(end, 3),
+        sig(share, 2),
+        sig(peak, 3)
+    )
+}
+
 /// Draw `slice` on the scale ±`vmax` into a new canvas.
 fn render(slice: &Slice, vmax: f64, style: &Style) -> Result<(Canvas, Panel), PlotError> {
     ensure();
@@ -121,18 +149,15 @@ fn render(slice: &Slice, vmax: f64, style: &Style) -> Result<(Canvas, Panel), Pl
     let (u, v) = plane_axes(slice.normal);
     let ((_, lu), (_, lv)) = (axis(0.0, style.domain[u]), axis(0.0, style.domain[v]));
     let (ls, lp) = si_scale(lu.max(lv));
-    let vmax = if vmax > 0.0 && vmax.is_finite() {
-        axis(-vmax, vmax).1
-    } else {
-        1.0
-    };
+    let title = clip_note(&style.title, slice, vmax);
+    let vmax = scale_end(vmax);
     let mut canvas = Canvas::new(width, height);
     let panel;
     {
         let root = BitMapBackend::with_buffer(&mut canvas.rgb, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err("the background"))?;
         let root = root
-            .titled(&style.title, (FAMILY, 15).into_font())
+            .titled(&title, (FAMILY, 15).into_font())
             .map_err(draw_err("the title"))?;
         let (main, bar) = root.split_horizontally(LEFT + pw + 24);
         let lfmt = move |x: &f64| sig(x * ls, 4);
@@ -285,4 +310,32 @@ pub fn slice_gif(
         height,
         panels: vec![panel],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One spike of 100 among 399 samples of at most 1: a scale at ±1 clips it and the
+    /// title says so (share and peak); a scale that holds every sample adds nothing.
+    #[test]
+    fn a_clipped_colour_scale_is_stated_in_the_title() {
+        let mut values: Vec<f32> = (0..400).map(|i| ((i as f32) * 0.37).sin()).collect();
+        values[123] = 100.0;
+        let slice = Slice {
+            normal: 2,
+            at: 0.0,
+            nu: 20,
+            nv: 20,
+            origin: [0.0, 0.0],
+            spacing: [1e-3, 1e-3],
+            values,
+        };
+        let t = clip_note("snapshot s · Ez", &slice, 1.0);
+        assert_eq!(
+            t,
+            "snapshot s · Ez · colour scale clipped at ±1 (0.25 % of samples beyond, peak 100)"
+        );
+        assert_eq!(clip_note("snapshot s · Ez", &slice, 100.0), "snapshot s · Ez");
+    }
 }
