@@ -406,3 +406,34 @@ fn a_transmission_port_figure_has_phase_and_no_reflection_panels() {
         assert!(near(&c, pp.pixel(freq[i], v), 2, blue), "phase at {}: {v}", freq[i]);
     }
 }
+
+/// A driven port's figure draws only the frequencies the run resolves: the RLC port with
+/// its first 20 frequencies marked unresolved and holding a false −40 dB "minimum" gets
+/// the same axes' lower end as without them, its Smith marker at the true minimum
+/// (Γ at resonance), and a port with no resolved frequency is refused, not drawn.
+#[test]
+fn a_driven_port_figure_leaves_out_unresolved_frequencies() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ResultFile::open(&file().1).unwrap();
+    let mut p = f.ports[0].clone();
+    p.resolved = (0..p.frequency.len()).map(|i| i >= 20).collect();
+    for i in 0..20 {
+        p.s_db[i] = -40.0;
+        p.s[i] = [0.01, 0.0];
+    }
+    let fig = port_png(&p, &dir.path().join("port.png")).unwrap();
+    let s = fig.panels.iter().find(|p| p.name == "S_dB").unwrap();
+    assert!(s.y.0 > -30.0, "the unresolved −40 dB set the axis: {:?}", s.y);
+    assert!(
+        s.x.0 > p.frequency[15],
+        "the axis starts at the first resolved frequency: {:?}",
+        s.x
+    );
+    let c = Canvas::load_png(&fig.path).unwrap();
+    let sm = fig.panels.iter().find(|p| p.name == "smith").unwrap();
+    assert!(near(&c, sm.pixel(10.0 / 110.0, 0.0), 2, rgb(COLOURS[1])));
+    assert!(!near(&c, sm.pixel(0.01, 0.0), 1, rgb(COLOURS[1])));
+    p.resolved = vec![false; p.frequency.len()];
+    let err = port_png(&p, &dir.path().join("none.png")).unwrap_err().to_string();
+    assert!(err.contains("resolves none of its frequencies"), "{err}");
+}

@@ -333,6 +333,13 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                 errln!("note: port {} has no frequencies: not plotted", p.name);
                 continue;
             }
+            if p.driven && !p.resolved.is_empty() && !p.resolved.iter().any(|&r| r) {
+                errln!(
+                    "note: port {}: the run resolves none of its frequencies (all outside the drive's band): not plotted",
+                    p.name
+                );
+                continue;
+            }
             let path = out_path(&dir, &stem, &format!("port_{}", p.name), "png");
             written(&port_png(p, &path).map_err(plot_err)?);
         }

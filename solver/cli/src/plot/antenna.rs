@@ -79,6 +79,27 @@ pub fn port_png(p: &PortInfo, path: &Path) -> Result<Figure, PlotError> {
     if !p.driven {
         return transmission_png(p, path);
     }
+    // Only the frequencies the run resolves are drawn (the others are noise outside the
+    // drive's band, and would put a false minimum on the chart).
+    let kept: Vec<usize> = (0..p.frequency.len())
+        .filter(|&i| p.resolved.get(i).copied().unwrap_or(true))
+        .collect();
+    if kept.is_empty() {
+        return Err(PlotError::Data(format!(
+            "port {}: the run resolves none of its frequencies (all outside the drive's band): no figure",
+            p.name
+        )));
+    }
+    let pick = |v: &[[f64; 2]]| kept.iter().filter_map(|&i| v.get(i).copied()).collect::<Vec<_>>();
+    let resolved_only = PortInfo {
+        frequency: kept.iter().map(|&i| p.frequency[i]).collect(),
+        z: pick(&p.z),
+        s: pick(&p.s),
+        s_db: kept.iter().filter_map(|&i| p.s_db.get(i).copied()).collect(),
+        resolved: Vec::new(),
+        ..p.clone()
+    };
+    let p = &resolved_only;
     let (width, height) = (1200u32, 940u32);
     let f0 = p.frequency.iter().copied().fold(f64::INFINITY, f64::min);
     let f1 = p.frequency.iter().copied().fold(f64::NEG_INFINITY, f64::max);
