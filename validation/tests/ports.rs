@@ -186,3 +186,47 @@ fn the_end_criterion_stops_early_and_the_answer_has_converged() {
     assert!(rel[k] < 1e-3, "{}", rel[k]);
     assert!(worst < 5e-3, "{worst}");
 }
+
+/// `reference_plane` and `eps_eff` on a port reach its results and nothing else: the LC
+/// board run once, its port series read with the scene as written and with the port's
+/// plane moved 7.5 mm along a line of ε_eff 2.2: the same steps, |S| the same, S·e^{2jβd},
+/// Z the line transform of the port's Z (Z0·(Z − jZ0·tan βd)/(Z0 − jZ·tan βd)), and the
+/// Touchstone file says where its planes are.
+#[test]
+fn a_moved_reference_plane_rotates_s_and_transforms_z() {
+    let m = model(1500);
+    let text = lc_scene(1500).replace(
+        "impedance = 50",
+        "impedance = 50\nreference_plane = 0.0075\neps_eff = 2.2",
+    );
+    assert!(text.contains("reference_plane"), "scene edit failed");
+    let moved = Model::discretize(&scene(&text)).unwrap();
+    assert_eq!(moved.ports[0].reference_plane, 0.0075);
+    let mut b = backend(&m, BackendChoice::Cpu).unwrap();
+    let mut s = MemorySink::new(&m);
+    run(&m, b.as_mut(), &mut s, &RunOptions::default(), None).unwrap();
+    let at = &fdtd::ports::results(&m, &s.ports)[0];
+    let to = &fdtd::ports::results(&moved, &s.ports)[0];
+    let j = fdtd::farfield::Complex64::new(0.0, 1.0);
+    for k in 0..at.freq.len() {
+        let beta = std::f64::consts::TAU * at.freq[k] * 2.2f64.sqrt() / fdtd::C0;
+        let rot = fdtd::farfield::Complex64::from_polar(1.0, 2.0 * beta * 0.0075);
+        assert!((to.s[k] - at.s[k] * rot).norm() < 1e-12, "S at {}", at.freq[k]);
+        assert!((to.s[k].norm() - at.s[k].norm()).abs() < 1e-12);
+        let t = (beta * 0.0075).tan();
+        let (z, z0) = (at.z[k], 50.0);
+        let want = z0 * (z - j * z0 * t) / (z0 - j * z * t);
+        assert!(
+            (to.z[k] - want).norm() < 1e-6 * want.norm().max(1.0),
+            "Z at {}: {} vs {want}",
+            at.freq[k],
+            to.z[k]
+        );
+        assert_eq!((to.v[k], to.i[k]), (at.v[k], at.i[k]), "V, I stay at the port's edges");
+    }
+    let ts = fdtd::ports::touchstone(std::slice::from_ref(to), None, &[], "lc.toml");
+    assert!(
+        ts.contains("! reference planes moved along matched feed lines: p1 by 0.0075 m (eps_eff 2.2)"),
+        "{ts}"
+    );
+}

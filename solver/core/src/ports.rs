@@ -8,6 +8,7 @@
 //! times).
 use crate::model::Model;
 use crate::results::{PortResult, SMatrix};
+use crate::C0;
 use num_complex::Complex64;
 use std::f64::consts::TAU;
 
@@ -54,13 +55,20 @@ pub fn results_at(model: &Model, series: &[(Vec<f64>, Vec<f64>)], freq: &[f64]) 
             let if_ = dft(i, 0.5 * dt, dt, &freq);
             let z0 = p.z0;
             let k = 1.0 / (2.0 * z0.sqrt());
-            let a: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v + i * z0) * k).collect();
-            let b: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v - i * z0) * k).collect();
-            let z = vf.iter().zip(&if_).map(|(v, i)| v / i).collect();
+            let mut a: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v + i * z0) * k).collect();
+            let mut b: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v - i * z0) * k).collect();
+            shift_waves(&mut a, &mut b, &freq, p.reference_plane, p.eps_eff);
+            // Z at the reference plane: Z0·(a + b)/(a − b) (V/I at the port's edges for d = 0).
+            let z = match p.reference_plane {
+                0.0 => vf.iter().zip(&if_).map(|(v, i)| v / i).collect(),
+                _ => a.iter().zip(&b).map(|(a, b)| z0 * (a + b) / (a - b)).collect(),
+            };
             PortResult {
                 name: p.name.clone(),
                 z0,
                 driven: p.driven,
+                reference_plane: p.reference_plane,
+                eps_eff: p.eps_eff,
                 freq: freq.clone(),
                 v: vf,
                 i: if_,
@@ -89,6 +97,22 @@ pub fn results_at(model: &Model, series: &[(Vec<f64>, Vec<f64>)], freq: &[f64]) 
                 .collect();
     }
     out
+}
+
+/// The waves `a`, `b` of a port moved to its reference plane, `d` metres along a matched
+/// lossless feed line of effective permittivity `eps_eff` (β = ω√ε_eff/c0; positive d
+/// toward the structure): the incident wave arrives there later (a·e^{−jβd}), the
+/// reflected one earlier (b·e^{+jβd}), so S_ij gains e^{jβ_i·d_i}·e^{jβ_j·d_j} and Z
+/// follows the line's impedance transformation (`reference_plane_is_the_line_transform`).
+pub fn shift_waves(a: &mut [Complex64], b: &mut [Complex64], freq: &[f64], d: f64, eps_eff: f64) {
+    if d == 0.0 {
+        return;
+    }
+    for ((a, b), f) in a.iter_mut().zip(b.iter_mut()).zip(freq) {
+        let phase = TAU * f * eps_eff.sqrt() / C0 * d;
+        *a *= Complex64::from_polar(1.0, -phase);
+        *b *= Complex64::from_polar(1.0, phase);
+    }
 }
 
 /// |S| in dB; NaN when S is not finite (a port that was never driven, or an impedance
@@ -295,6 +319,18 @@ pub fn touchstone(results: &[PortResult], matrix: Option<&SMatrix>, resolved: &[
         "! ports: {}",
         results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")
     );
+    let shifted: Vec<String> = results
+        .iter()
+        .filter(|r| r.reference_plane != 0.0)
+        .map(|r| format!("{} by {} m (eps_eff {})", r.name, r.reference_plane, r.eps_eff))
+        .collect();
+    if !shifted.is_empty() {
+        let _ = writeln!(
+            s,
+            "! reference planes moved along matched feed lines: {}",
+            shifted.join(", ")
+        );
+    }
     if n > 1 {
         match matrix {
             Some(_) => {
@@ -597,5 +633,41 @@ mod tests {
         // |Γ| = 1/√10 where |X| = 2·50/3·... : the band is symmetric-ish around 1 GHz.
         let (lo, hi) = sum.band_10db.unwrap();
         assert!(lo < 1e9 && hi > 1e9 && hi - lo > 1e7, "{lo} {hi}");
+    }
+
+    /// A load Z_L seen through a line of length d (Z0, ε_eff) appears at the port as
+    /// Z0·(Z_L + jZ0·tan βd)/(Z0 + jZ_L·tan βd) (the textbook line transform). Moving
+    /// the port's reference plane by d along that line recovers Z_L and Γ_L exactly,
+    /// and |S| does not change; a negative d (toward the source) goes the other way.
+    #[test]
+    fn reference_plane_is_the_line_transform() {
+        let (z0, eps, d) = (50.0, 3.4, 0.0123);
+        let j = Complex64::new(0.0, 1.0);
+        for (f, zl) in [
+            (0.3e9, Complex64::new(20.0, -35.0)),
+            (2.7e9, Complex64::new(130.0, 60.0)),
+            (9.1e9, Complex64::new(5.0, 0.0)),
+        ] {
+            let beta = TAU * f * f64::sqrt(eps) / C0;
+            let t = (beta * d).tan();
+            let zp = z0 * (zl + j * z0 * t) / (z0 + j * zl * t);
+            // The port's waves for V = Zp·I with I = 1 A.
+            let (v, i) = (zp, Complex64::new(1.0, 0.0));
+            let k = 1.0 / (2.0 * f64::sqrt(z0));
+            let (mut a, mut b) = (vec![(v + i * z0) * k], vec![(v - i * z0) * k]);
+            let s_port = b[0] / a[0];
+            shift_waves(&mut a, &mut b, &[f], d, eps);
+            let z_plane = z0 * (a[0] + b[0]) / (a[0] - b[0]);
+            assert!(
+                (z_plane - zl).norm() < 1e-9 * zl.norm().max(1.0),
+                "{f}: {z_plane} vs {zl}"
+            );
+            let gl = (zl - z0) / (zl + z0);
+            assert!((b[0] / a[0] - gl).norm() < 1e-12);
+            assert!(((b[0] / a[0]).norm() - s_port.norm()).abs() < 1e-12);
+            // And back: −d from the load plane gives the port's Z again.
+            shift_waves(&mut a, &mut b, &[f], -d, eps);
+            assert!((z0 * (a[0] + b[0]) / (a[0] - b[0]) - zp).norm() < 1e-9 * zp.norm());
+        }
     }
 }

@@ -93,6 +93,11 @@ pub struct PortResult {
     pub z0: f64,
     /// Whether this port was driven in the run.
     pub driven: bool,
+    /// Where a, b, S and Z are referred to: this far along a matched feed line of
+    /// effective permittivity `eps_eff` from the port's edges (m; 0: at the edges).
+    /// V and I stay the phasors at the edges.
+    pub reference_plane: f64,
+    pub eps_eff: f64,
     /// Frequencies (Hz).
     pub freq: Vec<f64>,
     /// Port voltage and current phasors (V·s, A·s: transforms of the time series).

@@ -196,6 +196,8 @@ impl PortsOut {
 fn describe_port(grp: &Group, model: &Model, p: &fdtd_core::model::PortModel) -> hdf5::Result<()> {
     put(grp, "z0", p.z0)?;
     put(grp, "driven", p.driven as u8)?;
+    put(grp, "reference_plane", p.reference_plane)?;
+    put(grp, "eps_eff", p.eps_eff)?;
     put_str(grp, "axis", ["x", "y", "z"][p.axis])?;
     put(grp, "series_edges", p.series as u64)?;
     put(grp, "parallel_edges", p.columns as u64)?;

@@ -719,6 +719,12 @@ pub struct Port {
     pub excite: bool,
     /// The source voltage V_s(t) (V) of a driven port.
     pub waveform: Option<Waveform>,
+    /// Where its waves, S and Z are referred to: this far (m) from the port along a
+    /// matched lossless feed line of effective permittivity `eps_eff` (positive: toward
+    /// the structure, de-embedding that length of line; negative: back toward the
+    /// source). 0: at the port's edges.
+    pub reference_plane: f64,
+    pub eps_eff: f64,
 }
 
 /// A lumped R, L, C element on the E edges from `start` to `end` (as for a [`Port`]).

@@ -1116,7 +1116,17 @@ fn port(
     names: &mut Names,
     taken: &mut Vec<(String, Edges)>,
 ) -> R<Port> {
-    t.check_keys(&["name", "start", "end", "axis", "impedance", "excite", "waveform"])?;
+    t.check_keys(&[
+        "name",
+        "start",
+        "end",
+        "axis",
+        "impedance",
+        "excite",
+        "waveform",
+        "reference_plane",
+        "eps_eff",
+    ])?;
     let name = names.take(t, "port", i)?;
     let (start, end, axis, edges) = edge_span(t, d, "port")?;
     let impedance = opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?;
@@ -1139,6 +1149,32 @@ fn port(
         },
         None => None,
     };
+    // A shift of the reference plane: any length, in metres (a typo in mm is caught by
+    // its size against the domain: at most 100 domain diagonals either way).
+    let reference_plane = match t.get("reference_plane") {
+        None => 0.0,
+        Some(v) => {
+            let x = v.num()?;
+            let far = 100.0 * d.size().iter().map(|s| s * s).sum::<f64>().sqrt();
+            if !x.is_finite() || x.abs() > far {
+                return Err(v
+                    .err(format!(
+                        "reference_plane = {} m is more than 100 domain diagonals ({} m) from the port",
+                        num(x),
+                        num(far)
+                    ))
+                    .hint("the shift is in metres along the port's feed line (e.g. 0.012 for 12 mm)"));
+            }
+            x
+        }
+    };
+    let eps_eff = opt(t, "eps_eff", 1.0, |v| v.within(1.0, 1e4, ""))?;
+    if t.get("eps_eff").is_some() && t.get("reference_plane").is_none() {
+        let v = t.get("eps_eff").expect("checked");
+        return Err(v
+            .err("eps_eff is the feed line's effective permittivity for reference_plane, which is not given")
+            .hint("add reference_plane = LENGTH (m), or drop eps_eff"));
+    }
     claim(t, &name, edges, taken)?;
     Ok(Port {
         name,
@@ -1148,6 +1184,8 @@ fn port(
         impedance,
         excite,
         waveform,
+        reference_plane,
+        eps_eff,
     })
 }
 
@@ -2424,6 +2462,9 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.012]\n[ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n[[ports]]\nstart = [0.01, 0.01, 0.011]\nend = [0.01, 0.01, 0.013]\n", &["ports[1]: `port2` shares cell edges with `port1`"], 12, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nimpedence = 50\n", &["ports[0].impedence: unknown key \"impedence\"", "did you mean \"impedance\"?"], 9, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["ports[0]: a driven port needs a waveform", "[frequencies]"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nreference_plane = 12\n", &["ports[0].reference_plane: reference_plane = 12 m is more than 100 domain diagonals", "in metres"], 12, 19),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\neps_eff = 3\n", &["ports[0].eps_eff: eps_eff is the feed line's effective permittivity for reference_plane, which is not given"], 12, 11),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nreference_plane = 0.01\neps_eff = 0.5\n", &["ports[0].eps_eff"], 13, 11),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nc = 1e-12\ntopology = \"series\"\n", &["lumped[0].topology: series RLC elements are not implemented yet"], 10, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["lumped[0]: a lumped element needs at least one of r, l, c"], 6, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 2e9\nstop = 1e9\n", &["frequencies.stop: stop (1e9 Hz) is below start (2e9 Hz)"], 8, 8),

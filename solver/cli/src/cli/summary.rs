@@ -187,6 +187,8 @@ fn resolved_only(r: &fdtd::results::PortResult, skip: &[bool]) -> fdtd::results:
         name: r.name.clone(),
         z0: r.z0,
         driven: r.driven,
+        reference_plane: r.reference_plane,
+        eps_eff: r.eps_eff,
         freq: kept(&r.freq, skip),
         v: kept(&r.v, skip),
         i: kept(&r.i, skip),

@@ -47,6 +47,10 @@ pub struct PortModel {
     /// I along +axis = Σ w·H (A).
     pub loop_h: Vec<(Component, [usize; 3], f64)>,
     pub waveform: Option<Waveform>,
+    /// The reference plane's shift along a matched feed line (m) and that line's
+    /// effective permittivity ([`crate::scene::Port::reference_plane`]).
+    pub reference_plane: f64,
+    pub eps_eff: f64,
 }
 
 impl PortModel {
@@ -421,6 +425,8 @@ fn port(
             edges: list,
             loop_h,
             waveform: p.waveform.clone(),
+            reference_plane: p.reference_plane,
+            eps_eff: p.eps_eff,
         },
         sources,
     ))
