@@ -440,6 +440,30 @@ mod tests {
     }
 
     #[test]
+    fn a_gpr_scene_with_a_soil_and_a_board_parses_with_their_poles() {
+        // Both library names in one scene (1 mm cells, dt ≈ 1.9 ps), each added once.
+        let text = "[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n\
+                    [[objects]]\nshape = \"box\"\nmaterial = \"soil_10pct\"\nmin = [0, 0, 0]\nmax = [0.04, 0.04, 0.02]\n\
+                    [[objects]]\nshape = \"box\"\nmaterial = \"fr4\"\nmin = [0.01, 0.01, 0.025]\nmax = [0.03, 0.03, 0.027]\n\
+                    [[objects]]\nshape = \"box\"\nmaterial = \"soil_10pct\"\nmin = [0, 0, 0.03]\nmax = [0.01, 0.01, 0.04]\n";
+        let s = crate::Scene::parse(text, "s.toml").unwrap();
+        let (soil, board) = (&s.materials[s.objects[0].material], &s.materials[s.objects[1].material]);
+        assert_eq!(s.objects[0].material, s.objects[2].material);
+        assert_eq!((soil.name.as_str(), soil.poles.len()), ("soil_10pct", 1));
+        assert_eq!((board.name.as_str(), board.poles.len()), ("fr4", 9));
+        let (re, im) = board.eps_at(TAU * 1e9).unwrap();
+        assert!((re - 4.3).abs() < 2e-3 && (im + 0.086).abs() < 2e-4, "{re} {im}");
+        // On 2 mm cells (dt ≈ 3.9 ps) fr4's 100 GHz pole is refused with its limit.
+        let err = crate::Scene::parse(&text.replace("cell = 1e-3", "cell = 2e-3"), "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("material \"fr4\", pole 8") && err.contains("objects[1].material"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn names_are_all_in_the_library() {
         for n in NAMES {
             assert!(material(n).is_some(), "{n}");
