@@ -122,6 +122,44 @@ fn check_prints_grid_points_and_plan() {
     assert!(!stdout.contains("/dz  ["), "{stdout}");
 }
 
+/// Library materials by name (docs/materials.md): a soil under an FR-4 board, no tables.
+#[test]
+fn check_takes_the_library_soil_and_fr4_by_name() {
+    let scene = r#"
+[domain]
+cell = 1e-3
+size = [0.03, 0.03, 0.03]
+[time]
+steps = 20
+[boundaries]
+all = "cpml"
+[[objects]]
+shape = "box"
+material = "soil_10pct"
+min = [0, 0, 0]
+max = [0.03, 0.03, 0.012]
+[[objects]]
+shape = "box"
+material = "fr4"
+min = [0.008, 0.008, 0.018]
+max = [0.022, 0.022, 0.0196]
+[[sources]]
+name = "dipole"
+type = "current"
+component = "Ez"
+position = [0.015, 0.015, 0.015]
+waveform = { type = "gaussian", frequency = 2e9 }
+"#;
+    let dir = setup("lib.toml", scene);
+    let out = fdtd(dir.path(), &["check", "lib.toml", "--backend", "cpu"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("soil_10pct") && stdout.contains("fr4"), "{stdout}");
+    // One Debye pole for the soil, nine for the board, and ε listed in the band.
+    assert_eq!(stdout.matches("pole { type = \"debye\"").count(), 10, "{stdout}");
+    assert!(stdout.contains("ε at"), "{stdout}");
+}
+
 #[test]
 fn run_writes_a_readable_file_and_a_summary() {
     let dir = setup("dip.toml", SCENE);
