@@ -295,3 +295,37 @@ waveform = { type = "gaussian_derivative", frequency = 40e9 }
     assert!(energy.iter().all(|e| e.is_finite()) && first > 0.0);
     assert!(last <= first, "energy grew: {first:e} then {last:e}");
 }
+
+/// A dispersive state larger than the device's largest storage binding is refused
+/// before anything is allocated, with the pass, its size and a fix that fits dispersive
+/// media (not a monitor's advice): here a binding cap of 8 x-planes of a field array,
+/// which cuts the grid into pieces but not the pass's one state buffer.
+#[test]
+fn a_dispersive_state_past_the_binding_is_refused_with_its_fix() {
+    let m = model(10);
+    let plane = 4 * (m.grid.dims()[1] * m.grid.dims()[2]) as u64;
+    let cfg = GpuConfig {
+        binding_cap: Some(8 * plane),
+        ..Default::default()
+    };
+    match GpuBackend::with_config(m.clone(), &BackendOptions::default(), &cfg) {
+        Err(BackendError::NoDevice(why)) => {
+            assert!(std::env::var_os("CI").is_none(), "CI needs a GPU adapter: {why}");
+            eprintln!("skipped: no GPU adapter ({why})");
+        }
+        Err(BackendError::DoesNotFit(msg)) => {
+            assert!(msg.contains("pass `dispersive` keeps"), "{msg}");
+            assert!(
+                msg.contains("smaller dispersive region") && msg.contains("CPU"),
+                "{msg}"
+            );
+            assert!(!msg.contains("monitors"), "{msg}");
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!(
+            "a state of {} floats passed a cap of {} B",
+            m.schedule.state.len(),
+            8 * plane
+        ),
+    }
+}

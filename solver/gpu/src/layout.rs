@@ -296,9 +296,15 @@ pub fn check_limits(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Re
         let floats: usize = sp.state.iter().map(|&a| model.schedule.state[a].len()).sum();
         let bytes = 4 * floats as u64;
         if bytes > dev.binding_cap {
+            // A region-scope pass (dispersive media) grows with the volume it covers; a
+            // monitor with its frequencies and region.
+            let fix = if sp.pass.device().regions.is_empty() {
+                "use fewer frequencies or a smaller region, split it into several monitors, or run on the CPU"
+            } else {
+                "coarser cells, fewer poles or a smaller dispersive region would fit, or run on the CPU (no such limit there)"
+            };
             return Err(BackendError::DoesNotFit(format!(
-                "pass `{}` keeps {} of state, more than {}'s largest storage binding ({}); \
-                 use fewer frequencies or a smaller region, split it into several monitors, or run on the CPU",
+                "pass `{}` keeps {} of state, more than {}'s largest storage binding ({}); {fix}",
                 sp.pass.name(),
                 human_bytes(bytes),
                 dev.short(),
