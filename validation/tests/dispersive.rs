@@ -7,6 +7,9 @@ fdtd_validation::backend_tests! {
     fn debye_half_space_reflects_as_its_discrete_permittivity => dispersive::DEBYE, gpu: Full;
     /// The same for a Lorentz half-space.
     fn lorentz_half_space_reflects_as_its_discrete_permittivity => dispersive::LORENTZ, gpu: Full;
+    /// The same for a half-space of the library's water (εs 80): discrete at 0.25–3 GHz,
+    /// Fresnel at ≥ 25 cells/λ (0.25–1 GHz).
+    fn water_half_space_reflects_as_its_discrete_permittivity => dispersive::WATER, gpu: Full;
     /// t of a Drude slab within 1e-4 of the discrete t_d, |t| within 2 % of the slab formula, 1–8 GHz.
     fn drude_slab_transmits_as_its_discrete_permittivity => dispersive::DRUDE, gpu: Full;
 }

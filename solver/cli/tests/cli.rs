@@ -322,6 +322,7 @@ fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
         "lossy",
         "dispersive-debye",
         "dispersive-lorentz",
+        "dispersive-water",
         "dispersive-drude-slab",
         "source-current",
         "source-hard",

@@ -292,6 +292,7 @@ pub const ALL: &[Case] = &[
     lossy::CASE,
     dispersive::DEBYE,
     dispersive::LORENTZ,
+    dispersive::WATER,
     dispersive::DRUDE,
     monitors::SIGNAL,
     monitors::FLUX,
