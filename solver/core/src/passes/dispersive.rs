@@ -4,7 +4,7 @@
 //! no sample needs a record, and the CPU runs it per x-slab inside the fused sweep,
 //! right after the slab's E update, while the slab is in cache.
 //!
-//! The update is the stored-state form ([`Stored`]): after the E update (bulk with the
+//! The update is the stored-state form ([`Stored`](crate::model::dispersion::Stored)): after the E update (bulk with the
 //! row's ca', CPML, face planes, sources) each dispersive sample holds E'. Per sample,
 //! in f32 and in this order on both backends:
 //!
@@ -16,7 +16,7 @@
 //!
 //! **Boxes.** Per E component and dispersive row, the samples the E update computes
 //! (not PEC/CPML walls, not periodic high planes that are copies) are covered by boxes
-//! ([`Blocks`]): a box is split along its widest empty gap, or in half, until at least
+//! ([`Block`]): a box is split along its widest empty gap, or in half, until at least
 //! half of it holds the row or it is small. A box that is not full carries a bit mask
 //! of its samples. **State** (`dispersive/r`): the row's pole floats at every sample of
 //! every box (4·Σorder bytes per box sample), laid out by x plane so the CPU can hand
