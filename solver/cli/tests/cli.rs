@@ -160,6 +160,46 @@ waveform = { type = "gaussian", frequency = 2e9 }
     assert!(stdout.contains("ε at"), "{stdout}");
 }
 
+/// `fdtd check` says where a port's S and Z are referred to when its reference plane is
+/// moved (and says nothing when it is not).
+#[test]
+fn check_states_a_moved_reference_plane() {
+    let scene = r#"
+[domain]
+cell = 1e-3
+cells = [40, 40, 40]
+[time]
+steps = 100
+[frequencies]
+start = 1e9
+stop = 2e9
+[[ports]]
+name = "feed"
+start = [0.02, 0.02, 0.02]
+end = [0.02, 0.02, 0.021]
+reference_plane = 0.012
+eps_eff = 3.3
+[[ports]]
+name = "load"
+start = [0.025, 0.02, 0.02]
+end = [0.025, 0.02, 0.021]
+"#;
+    let dir = setup("rp.toml", scene);
+    let out = fdtd(dir.path(), &["check", "rp.toml", "--backend", "cpu"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let feed = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("feed "))
+        .expect("the feed port's line");
+    assert!(
+        lines[feed + 1].contains("S and Z referred to a plane 12 mm from the edges along a matched feed line (ε_eff 3.3, toward the structure)"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("referred to a plane").count(), 1, "{stdout}");
+}
+
 #[test]
 fn run_writes_a_readable_file_and_a_summary() {
     let dir = setup("dip.toml", SCENE);

@@ -173,6 +173,19 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
             first,
             sig(p.r_edge, 4)
         );
+        if p.reference_plane != 0.0 {
+            outln!(
+                "  {:<16} S and Z referred to a plane {} from the edges along a matched feed line (ε_eff {}, {})",
+                "",
+                si(p.reference_plane.abs(), "m"),
+                sig(p.eps_eff, 4),
+                if p.reference_plane > 0.0 {
+                    "toward the structure"
+                } else {
+                    "back toward the source"
+                }
+            );
+        }
     }
     if !model.lumped.is_empty() {
         outln!("lumped elements ({})", model.lumped.len());
