@@ -46,14 +46,60 @@ pub fn results(model: &Model, series: &[(Vec<f64>, Vec<f64>)]) -> Vec<PortResult
 pub fn results_at(model: &Model, series: &[(Vec<f64>, Vec<f64>)], freq: &[f64]) -> Vec<PortResult> {
     let dt = model.grid.dt;
     let freq = freq.to_vec();
+    let pairs = model.line_pairs();
+    let plane = |k: usize, j: usize| {
+        let at = pairs.iter().position(|&q| q == (k, j))?;
+        series.get(model.ports.len() + at)
+    };
     let mut out: Vec<PortResult> = model
         .ports
         .iter()
         .zip(series)
-        .map(|(p, (v, i))| {
+        .enumerate()
+        .map(|(k, (p, (v, i)))| {
+            let z0 = p.z0;
+            if let (Some(line), Some((va, ia)), Some((vb, ib))) = (&p.line, plane(k, 0), plane(k, 1)) {
+                let tr = |x: &[f64], t0: f64| dft(x, t0, dt, &freq);
+                let (va, ia, vb, ib) = (tr(va, dt), tr(ia, 0.5 * dt), tr(vb, dt), tr(ib, 0.5 * dt));
+                let mut r = PortResult {
+                    name: p.name.clone(),
+                    z0,
+                    driven: p.driven,
+                    reference_plane: p.reference_plane,
+                    eps_eff: f64::NAN,
+                    freq: freq.clone(),
+                    to_line: line.to_line,
+                    ..PortResult::default()
+                };
+                for q in 0..freq.len() {
+                    let w = line_waves(va[q], ia[q], vb[q], ib[q], line.spacing);
+                    let (v, i) = w.at(p.reference_plane - line.offset);
+                    r.v.push(v);
+                    r.i.push(i);
+                    r.z.push(v / i);
+                    if line.to_line {
+                        // The line's own waves there: a = V+/√Z_L, b = V−/√Z_L.
+                        let k = 1.0 / w.z_line.re.abs().sqrt();
+                        let (fwd, _) = LineWaves {
+                            v_minus: Complex64::new(0.0, 0.0),
+                            ..w
+                        }
+                        .at(p.reference_plane - line.offset);
+                        r.a.push(fwd * k);
+                        r.b.push((v - fwd) * k);
+                    } else {
+                        let k = 1.0 / (2.0 * z0.sqrt());
+                        r.a.push((v + i * z0) * k);
+                        r.b.push((v - i * z0) * k);
+                    }
+                    r.line_z.push(w.z_line);
+                    r.gamma.push(w.gamma);
+                    r.line_ok.push(w.cond <= LINE_COND_MAX);
+                }
+                return r;
+            }
             let vf = dft(v, dt, dt, &freq);
             let if_ = dft(i, 0.5 * dt, dt, &freq);
-            let z0 = p.z0;
             let k = 1.0 / (2.0 * z0.sqrt());
             let mut a: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v + i * z0) * k).collect();
             let mut b: Vec<Complex64> = vf.iter().zip(&if_).map(|(v, i)| (v - i * z0) * k).collect();
@@ -113,6 +159,70 @@ pub fn shift_waves(a: &mut [Complex64], b: &mut [Complex64], freq: &[f64], d: f6
         *a *= Complex64::from_polar(1.0, -phase);
         *b *= Complex64::from_polar(1.0, phase);
     }
+}
+
+/// A uniform line's waves at one frequency, from its voltage and (node-mean) current at
+/// two planes a and b, b a distance `spacing` beyond a (away from the feed): V_a, I_a,
+/// V_b, I_b of a `LineProbe`.
+///
+/// On a uniform line V = F + B and Z·I = F − B at every plane (F, B the forward and
+/// backward voltage waves), with F·B the same at both planes. Hence the two-plane
+/// formulas Z² = (V_a² − V_b²)/(I_a² − I_b²) (root with Re ≥ 0: a passive line), and
+/// then F and B at each plane; e^{−γD} is the least-squares fit of F_b = F_a·x and
+/// B_a = B_b·x (well conditioned whichever wave dominates), γ = −ln(x)/D.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineWaves {
+    /// Characteristic impedance (Ω) and propagation constant (1/m).
+    pub z_line: Complex64,
+    pub gamma: Complex64,
+    /// Forward and backward voltage waves at plane a.
+    pub v_plus: Complex64,
+    pub v_minus: Complex64,
+    /// How much the measurement's errors are magnified: the larger of
+    /// (|V_a|² + |V_b|²)/|V_a² − V_b²| and the same of I. Large where the two planes see
+    /// the same |V| or |I| (a standing wave symmetric about them, |Γ| → 1), and ~1/(βD)
+    /// on a matched line.
+    pub cond: f64,
+}
+
+impl LineWaves {
+    /// V and I at `d` metres beyond plane a (away from the feed; negative: toward it).
+    pub fn at(&self, d: f64) -> (Complex64, Complex64) {
+        let fwd = self.v_plus * (-self.gamma * d).exp();
+        let bwd = self.v_minus * (self.gamma * d).exp();
+        (fwd + bwd, (fwd - bwd) / self.z_line)
+    }
+}
+
+/// [`LineWaves`] from the four phasors of a line port's planes.
+pub fn line_waves(va: Complex64, ia: Complex64, vb: Complex64, ib: Complex64, spacing: f64) -> LineWaves {
+    let (dv, di) = (va * va - vb * vb, ia * ia - ib * ib);
+    let mut z = (dv / di).sqrt();
+    if z.re < 0.0 {
+        z = -z;
+    }
+    let (fa, ba) = ((va + z * ia) / 2.0, (va - z * ia) / 2.0);
+    let (fb, bb) = ((vb + z * ib) / 2.0, (vb - z * ib) / 2.0);
+    let x = (fa.conj() * fb + bb.conj() * ba) / (fa.norm_sqr() + bb.norm_sqr());
+    let cond = ((va.norm_sqr() + vb.norm_sqr()) / dv.norm()).max((ia.norm_sqr() + ib.norm_sqr()) / di.norm());
+    LineWaves {
+        z_line: z,
+        gamma: -x.ln() / spacing,
+        v_plus: fa,
+        v_minus: ba,
+        cond: if cond.is_finite() { cond } else { f64::INFINITY },
+    }
+}
+
+/// Above this [`LineWaves::cond`], a line port's result at that frequency is marked
+/// unresolved: a matched line has cond ≈ 1/(βD) (≤ 10 over a band of 20:1 with βD = π/2
+/// at its top), and what is left of the feed's near field on the planes (~1e-4 of V)
+/// times 30 keeps Z_L and γ within ~0.3 %.
+pub const LINE_COND_MAX: f64 = 30.0;
+
+/// A line's effective permittivity (β·c0/ω)² from its propagation constant at `f`.
+pub fn eps_eff(gamma: Complex64, f: f64) -> f64 {
+    (gamma.im * C0 / (TAU * f)).powi(2)
 }
 
 /// |S| in dB; NaN when S is not finite (a port that was never driven, or an impedance
@@ -321,9 +431,21 @@ pub fn touchstone(results: &[PortResult], matrix: Option<&SMatrix>, resolved: &[
     );
     let shifted: Vec<String> = results
         .iter()
-        .filter(|r| r.reference_plane != 0.0)
+        .filter(|r| r.reference_plane != 0.0 && r.line_z.is_empty())
         .map(|r| format!("{} by {} m (eps_eff {})", r.name, r.reference_plane, r.eps_eff))
         .collect();
+    for r in results.iter().filter(|r| !r.line_z.is_empty()) {
+        let _ = writeln!(
+            s,
+            "! line port {}: S at {} m from its feed along its line, de-embedded with the line's measured propagation constant{}",
+            r.name,
+            r.reference_plane,
+            match r.to_line {
+                true => "; referred to the line's measured impedance (/ports/NAME/Z_line), not to R below",
+                false => "",
+            }
+        );
+    }
     if !shifted.is_empty() {
         let _ = writeln!(
             s,
@@ -669,5 +791,61 @@ mod tests {
             shift_waves(&mut a, &mut b, &[f], -d, eps);
             assert!((z0 * (a[0] + b[0]) / (a[0] - b[0]) - zp).norm() < 1e-9 * zp.norm());
         }
+    }
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::*;
+
+    /// The phasors at planes a (z = 0) and b (z = D) of a line of impedance `z` and
+    /// propagation constant `g` carrying F, B at a, and the waves read back.
+    fn line(z: Complex64, g: Complex64, f: Complex64, b: Complex64, d: f64) -> LineWaves {
+        let v = |x: f64| f * (-g * x).exp() + b * (g * x).exp();
+        let i = |x: f64| (f * (-g * x).exp() - b * (g * x).exp()) / z;
+        line_waves(v(0.0), i(0.0), v(d), i(d), d)
+    }
+
+    #[test]
+    fn a_line_and_its_waves_are_recovered_exactly() {
+        let c = Complex64::new;
+        let d = 4e-3;
+        for (z, g) in [
+            (c(50.0, 0.0), c(0.0, 40.0)),   // lossless, βD = 0.16
+            (c(75.0, -0.8), c(0.9, 350.0)), // lossy, βD = 1.4
+            (c(30.0, 0.0), c(0.0, 5.0)),    // βD = 0.02: a low frequency
+        ] {
+            for (f, b) in [
+                (c(1.0, 0.0), c(0.0, 0.0)),
+                (c(0.3, -0.7), c(-0.2, 0.45)),
+                (c(0.0, 0.0), c(1.0, 0.0)),
+            ] {
+                let w = line(z, g, f, b, d);
+                assert!((w.z_line - z).norm() < 1e-9 * z.norm(), "{w:?} vs {z}");
+                assert!((w.gamma - g).norm() < 1e-8 * g.norm(), "{w:?} vs {g}");
+                assert!((w.v_plus - f).norm() < 1e-9 && (w.v_minus - b).norm() < 1e-9, "{w:?}");
+                let (v, _) = w.at(-1e-3);
+                assert!((v - (f * (g * 1e-3).exp() + b * (-g * 1e-3).exp())).norm() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn conditioning_is_low_on_a_matched_line_and_high_at_a_symmetric_standing_wave() {
+        let c = Complex64::new;
+        let (z, g, d) = (c(50.0, 0.0), c(0.0, 200.0), 4e-3); // βD = 0.8
+        let w = line(z, g, c(1.0, 0.0), c(0.0, 0.0), d);
+        assert!(w.cond < 2.0, "{}", w.cond);
+        // A short midway between the planes: |V| and |I| equal on both, nothing to solve.
+        let b = -(-g * d).exp();
+        let w = line(z, g, c(1.0, 0.0), b, d);
+        assert!(w.cond > LINE_COND_MAX, "{}", w.cond);
+        // A short one plane beyond b: solvable.
+        let b = -(-g * 2.0 * d).exp();
+        let w = line(z, g, c(1.0, 0.0), b, d);
+        assert!(
+            w.cond < LINE_COND_MAX && (w.v_minus + (-g * 2.0 * d).exp()).norm() < 1e-9,
+            "{w:?}"
+        );
     }
 }

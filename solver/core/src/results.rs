@@ -114,6 +114,16 @@ pub struct PortResult {
     /// module doc says: P_inc = 1 for the driven port).
     pub p_inc: Vec<f64>,
     pub p_acc: Vec<f64>,
+    /// A line port's line, measured from the fields (`ports::line_waves`): its
+    /// characteristic (Bloch) impedance Z_L (Ω) and propagation constant γ = α + jβ
+    /// (1/m) per frequency. Empty for a lumped port.
+    pub line_z: Vec<Complex64>,
+    pub gamma: Vec<Complex64>,
+    /// A line port: whether the line's measurement is well conditioned at each frequency
+    /// (`ports::LINE_COND_MAX`); a frequency where it is not is marked unresolved.
+    pub line_ok: Vec<bool>,
+    /// A line port with `impedance = "line"`: a, b and S referred to `line_z`, not `z0`.
+    pub to_line: bool,
 }
 
 /// One frequency-domain monitor's result.

@@ -464,7 +464,8 @@ pub fn resume_port_levels(model: &Model, series: &[(Vec<f64>, Vec<f64>)], start:
 pub type PortSeries = Vec<(Vec<f64>, Vec<f64>)>;
 
 /// Voltage and current of every port after steps `n0..end` from the `ports` pass's
-/// streams: per port `(V, I)`, one value per step.
+/// streams: per port `(V, I)`, then per line-port plane ([`Model::line_pairs`]), one
+/// value per step.
 pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> PortSeries {
     let mut q = 0;
     let mut out = Vec::with_capacity(model.ports.len());
@@ -486,6 +487,31 @@ pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> PortSer
                 }
                 v.push(p.voltage(&e));
                 i.push(p.current(&h));
+            }
+        }
+        q += ne + nh;
+        out.push((v, i));
+    }
+    for (k, plane) in model.line_pairs() {
+        let p = &model.ports[k];
+        let line = p.line.as_ref().expect("a line pair");
+        let (ne, nh) = (line.v[plane].len(), line.i[plane].len());
+        let mut v = Vec::with_capacity(count);
+        let mut i = Vec::with_capacity(count);
+        if streams.len() >= q + ne + nh {
+            let (es, hs) = (&streams[q..q + ne], &streams[q + ne..q + ne + nh]);
+            let mut e = vec![0f32; ne];
+            for s in 0..count {
+                for (x, st) in e.iter_mut().zip(es) {
+                    *x = st.get(s).copied().unwrap_or(0.0);
+                }
+                let cur: f64 = line.i[plane]
+                    .iter()
+                    .zip(hs)
+                    .map(|((_, _, w), st)| w * st.get(s).copied().unwrap_or(0.0) as f64)
+                    .sum();
+                v.push(p.voltage(&e));
+                i.push(cur);
             }
         }
         q += ne + nh;
@@ -1184,7 +1210,7 @@ impl MemorySink {
                 .map(|p| vec![(Vec::new(), Vec::new()); p.samples.len()])
                 .collect(),
             snapshots: vec![Vec::new(); model.snapshots.len()],
-            ports: vec![(Vec::new(), Vec::new()); model.ports.len()],
+            ports: vec![(Vec::new(), Vec::new()); model.port_pairs()],
             energy: Vec::new(),
         }
     }

@@ -13,8 +13,13 @@ use std::path::{Path, PathBuf};
 pub(crate) struct PortOut {
     v: Series,
     i: Series,
-    time: Series,
-    time_h: Series,
+    /// The sample times; None for a line port's plane (they share the port's).
+    time: Option<(Series, Series)>,
+}
+
+/// The datasets of a line port's plane `k` (a, b) in its port's group.
+fn line_names(k: usize) -> [&'static str; 2] {
+    [["V_line_a", "I_line_a"], ["V_line_b", "I_line_b"]][k]
 }
 
 /// The sink's port and energy datasets.
@@ -65,9 +70,17 @@ impl PortsOut {
                 out.ports.push(PortOut {
                     v: mk("V", "V")?,
                     i: mk("I", "A")?,
-                    time: mk("time", "s")?,
-                    time_h: mk("time_h", "s")?,
+                    time: Some((mk("time", "s")?, mk("time_h", "s")?)),
                 });
+            }
+            for (k, plane) in model.line_pairs() {
+                let grp = pg.group(&model.ports[k].name)?;
+                let [vn, iname] = line_names(plane);
+                let v = series::<f64>(&grp, vn, g.steps)?;
+                put_str(&v.ds, "units", "V")?;
+                let i = series::<f64>(&grp, iname, g.steps)?;
+                put_str(&i.ds, "units", "A")?;
+                out.ports.push(PortOut { v, i, time: None });
             }
         }
         if model.decay_db.is_some() {
@@ -122,8 +135,20 @@ impl PortsOut {
             out.ports.push(PortOut {
                 v: open("V")?,
                 i: open("I")?,
-                time: open("time")?,
-                time_h: open("time_h")?,
+                time: Some((open("time")?, open("time_h")?)),
+            });
+        }
+        for (k, plane) in model.line_pairs() {
+            let [vn, iname] = line_names(plane);
+            let open = |n: &str| -> Result<Series, OutputError> {
+                let name = format!("/ports/{}/{n}", model.ports[k].name);
+                let ds = file.dataset(&name).map_err(ctx(format!("opening {name}")))?;
+                cut(ds, step, &name)
+            };
+            out.ports.push(PortOut {
+                v: open(vn)?,
+                i: open(iname)?,
+                time: None,
             });
         }
         if model.decay_db.is_some() {
@@ -143,7 +168,10 @@ impl PortsOut {
     pub(crate) fn series_mut(&mut self) -> Vec<&mut Series> {
         let mut v = Vec::new();
         for p in &mut self.ports {
-            v.extend([&mut p.v, &mut p.i, &mut p.time, &mut p.time_h]);
+            v.extend([&mut p.v, &mut p.i]);
+            if let Some((a, b)) = p.time.as_mut() {
+                v.extend([a, b]);
+            }
         }
         if let Some((a, b)) = self.energy.as_mut() {
             v.extend([a, b]);
@@ -159,9 +187,12 @@ impl PortsOut {
         let te: Vec<f64> = (0..v.len()).map(|k| (n0 + k + 1) as f64 * dt).collect();
         let th: Vec<f64> = (0..i.len()).map(|k| ((n0 + k) as f64 + 0.5) * dt).collect();
         append(&mut p.v, v)?;
-        append(&mut p.time, &te)?;
         append(&mut p.i, i)?;
-        append(&mut p.time_h, &th)
+        if let Some((a, b)) = p.time.as_mut() {
+            append(a, &te)?;
+            append(b, &th)?;
+        }
+        Ok(())
     }
 
     pub(crate) fn write_energy(&mut self, step: usize, energy: f64) -> hdf5::Result<()> {
@@ -205,6 +236,23 @@ fn describe_port(grp: &Group, model: &Model, p: &fdtd_core::model::PortModel) ->
     let first = p.edges.first().copied().unwrap_or_default();
     put_arr(grp, "first_edge_index", &first.map(|x| x as u64))?;
     put_arr(grp, "first_edge_position", &p.component().position(first, model.grid.d))?;
+    if let Some(l) = &p.line {
+        put_str(
+            grp,
+            "line",
+            &format!("{}{}", if l.sign > 0.0 { "+" } else { "-" }, ["x", "y", "z"][l.axis]),
+        )?;
+        put(grp, "line_measure", l.offset)?;
+        put(grp, "line_spacing", l.spacing)?;
+        put_str(
+            grp,
+            "line_convention",
+            "a line port: V, I (V_f, I_f), Z, a, b and S at the reference plane, reference_plane metres from the \
+             feed along the line, from the waves measured at line_measure (V_line_a, I_line_a: the mean of the loops \
+             half a cell before and after) and line_measure + line_spacing (V_line_b, I_line_b); Z_line and gamma are \
+             the line's, measured",
+        )?;
+    }
     put_str(
         grp,
         "convention",
@@ -268,6 +316,9 @@ pub(crate) fn write_results(file: &File, results: &RunResults) -> hdf5::Result<(
             "V_f",
             "I_f",
             "resolved",
+            "Z_line",
+            "gamma",
+            "eps_eff_line",
         ] {
             if grp.link_exists(name) {
                 grp.unlink(name)?;
@@ -295,6 +346,31 @@ pub(crate) fn write_results(file: &File, results: &RunResults) -> hdf5::Result<(
         put_str(&vf, "units", "V s")?;
         let i_f = grp.new_dataset_builder().with_data(&ri(&r.i)).create("I_f")?;
         put_str(&i_f, "units", "A s")?;
+        if !r.line_z.is_empty() {
+            let z = grp.new_dataset_builder().with_data(&ri(&r.line_z)).create("Z_line")?;
+            put_str(&z, "units", "ohm")?;
+            put_str(&z, "columns", "re, im")?;
+            put_str(
+                &z,
+                "description",
+                "the line's characteristic (Bloch) impedance, measured from the fields",
+            )?;
+            let g = grp.new_dataset_builder().with_data(&ri(&r.gamma)).create("gamma")?;
+            put_str(&g, "units", "1/m")?;
+            put_str(&g, "columns", "alpha (Np/m), beta (rad/m)")?;
+            let e: Vec<f64> = r
+                .gamma
+                .iter()
+                .zip(&r.freq)
+                .map(|(g, f)| ports::eps_eff(*g, *f))
+                .collect();
+            let d = grp.new_dataset_builder().with_data(&e).create("eps_eff_line")?;
+            put_str(
+                &d,
+                "description",
+                "(beta c0 / omega)^2: the line's effective permittivity, measured",
+            )?;
+        }
         if results.resolved.ports.len() == r.freq.len() {
             let flags: Vec<u8> = results.resolved.ports.iter().map(|&x| x as u8).collect();
             let ds = grp.new_dataset_builder().with_data(&flags).create("resolved")?;

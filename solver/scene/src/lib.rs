@@ -725,6 +725,27 @@ pub struct Port {
     /// source). 0: at the port's edges.
     pub reference_plane: f64,
     pub eps_eff: f64,
+    /// A transmission-line port: the port is the feed of a line that runs from it along
+    /// this direction, and V and I are measured on the line (see [`LinePort`]).
+    pub line: Option<LinePort>,
+}
+
+/// The line behind a transmission-line port (`line = "+x"`, `measure`): a microstrip,
+/// stripline, coaxial or any other line with a signal conductor (at the port's `end`)
+/// and a return conductor (at its `start`). Its characteristic impedance and propagation
+/// constant are measured from the fields, and `reference_plane` is then a distance
+/// from the feed along the line, de-embedded with the measured propagation constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinePort {
+    /// The line's axis (0, 1, 2) and direction (+1 or −1) away from the feed.
+    pub axis: usize,
+    pub sign: f64,
+    /// Distance (m) from the feed to the line's first measurement plane; None: the
+    /// default (four times the feed's largest extent across the line, at least 5 cells).
+    pub measure: Option<f64>,
+    /// `impedance = "line"`: a, b and S referred to the line's measured impedance (the
+    /// line's own forward and backward waves) instead of the port's `impedance`.
+    pub to_line: bool,
 }
 
 /// A lumped R, L, C element on the E edges from `start` to `end` (as for a [`Port`]).

@@ -4,8 +4,8 @@
 //! problem is reported with its `line:column`, its dotted key path and, where one is
 //! close, a did-you-mean suggestion. The format is documented in `docs/scene-format.md`.
 use super::{
-    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Frequencies, Lumped, Material, MaterialKind, Object,
-    Port, Probe, Region, Scene, SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd, Topology,
+    Boundaries, Boundary, CheckpointSection, CpmlParams, Domain, Frequencies, LinePort, Lumped, Material, MaterialKind,
+    Object, Port, Probe, Region, Scene, SceneError, Shape, Snapshot, Source, SourceKind, Time, TimeEnd, Topology,
 };
 use crate::waveform::{WaveShape, Waveform};
 use crate::{Component, C0};
@@ -1126,10 +1126,28 @@ fn port(
         "waveform",
         "reference_plane",
         "eps_eff",
+        "line",
+        "measure",
     ])?;
     let name = names.take(t, "port", i)?;
     let (start, end, axis, edges) = edge_span(t, d, "port")?;
-    let impedance = opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?;
+    // `impedance = "line"` (a line port): S referred to the line's own measured
+    // impedance; the feed is then 50 Ω.
+    let to_line = t.get("impedance").is_some_and(|v| v.value().as_str().is_some());
+    let impedance = match to_line {
+        true => 50.0,
+        false => opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?,
+    };
+    if let Some(v) = t.get("impedance").filter(|_| to_line) {
+        if v.str()? != "line" || t.get("line").is_none() {
+            return Err(v
+                .err("impedance is a number of ohms, or \"line\" for a line port (S referred to the line's measured impedance)")
+                .hint(match t.get("line") {
+                    Some(_) => "e.g. impedance = 50, or impedance = \"line\"",
+                    None => "\"line\" needs a line port: add line = \"+x\" (the direction of the line the port feeds)",
+                }));
+        }
+    }
     let excite = match t.get("excite") {
         None => i == 0,
         Some(v) => v.value().as_bool().ok_or_else(|| v.expected("true or false"))?,
@@ -1175,6 +1193,12 @@ fn port(
             .err("eps_eff is the feed line's effective permittivity for reference_plane, which is not given")
             .hint("add reference_plane = LENGTH (m), or drop eps_eff"));
     }
+    let line = line_port(t, d, axis, &edges)?;
+    if let (Some(_), Some(v)) = (line, t.get("eps_eff")) {
+        return Err(v
+            .err("a line port measures its line's propagation constant: eps_eff does not apply")
+            .hint("drop eps_eff; reference_plane is the distance from the feed along the line"));
+    }
     claim(t, &name, edges, taken)?;
     Ok(Port {
         name,
@@ -1186,7 +1210,66 @@ fn port(
         waveform,
         reference_plane,
         eps_eff,
+        line,
     })
+}
+
+/// `line = "+x"` (and `measure`) of a port: the direction of the line the port feeds.
+fn line_port(t: &Tbl, d: &Domain, axis: usize, edges: &Edges) -> R<Option<LinePort>> {
+    let Some(v) = t.get("line") else {
+        if let Some(m) = t.get("measure") {
+            return Err(m
+                .err("measure is the distance to a line port's measurement planes, and this port has no line")
+                .hint("add line = \"+x\" (the direction of the line the port feeds), or drop measure"));
+        }
+        return Ok(None);
+    };
+    const DIRS: [&str; 6] = ["+x", "-x", "+y", "-y", "+z", "-z"];
+    let name = choice(&v, "line", &DIRS, |_| None)?;
+    let k = DIRS.iter().position(|&x| x == name).unwrap_or(0);
+    let (line_axis, sign) = (k / 2, if k % 2 == 0 { 1.0 } else { -1.0 });
+    if line_axis == axis {
+        return Err(v
+            .err(format!(
+                "the line runs along the port's own axis ({}): the feed spans the line's cross-section, from the return conductor to the signal conductor",
+                AXES[axis]
+            ))
+            .hint("the line's direction is across the port: e.g. a port along z (ground to strip) feeds a line along x or y"));
+    }
+    if edges.lo[line_axis] != edges.hi[line_axis] {
+        return Err(v
+            .err(format!(
+                "the port's start and end snap to different {} planes: a line port's feed lies in one plane across the line",
+                AXES[line_axis]
+            ))
+            .hint(format!("give start and end the same {} coordinate", AXES[line_axis])));
+    }
+    let measure = match t.get("measure") {
+        None => None,
+        Some(m) => {
+            let x = m.num()?;
+            let cell = d.cell_size[line_axis];
+            let len = d.size()[line_axis];
+            if !(x.is_finite() && x >= 2.0 * cell && x < len) {
+                return Err(m
+                    .err(format!(
+                        "measure = {} m: the measurement planes lie between 2 cells ({} m) and the domain's length along the line ({} m) from the feed",
+                        num(x),
+                        num(2.0 * cell),
+                        num(len)
+                    ))
+                    .hint("measure is in metres, the distance from the feed to the planes where V and I are measured on the line"));
+            }
+            Some(x)
+        }
+    };
+    let to_line = t.get("impedance").is_some_and(|v| v.value().as_str() == Some("line"));
+    Ok(Some(LinePort {
+        axis: line_axis,
+        sign,
+        measure,
+        to_line,
+    }))
 }
 
 fn lumped_element(t: &Tbl, i: usize, d: &Domain, names: &mut Names, taken: &mut Vec<(String, Edges)>) -> R<Lumped> {

@@ -27,6 +27,7 @@ pub mod dispersive;
 pub mod energy;
 pub mod fresnel;
 pub mod images;
+pub mod lines;
 pub mod lossy;
 pub mod monitors;
 pub mod ports;
@@ -301,6 +302,7 @@ pub const ALL: &[Case] = &[
     ports::RECIPROCITY,
     ports::LC,
     ports::DIPOLE,
+    lines::MICROSTRIP,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

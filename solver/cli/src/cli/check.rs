@@ -173,7 +173,32 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
             first,
             sig(p.r_edge, 4)
         );
-        if p.reference_plane != 0.0 {
+        if let Some(l) = &p.line {
+            let axis = ["x", "y", "z"][l.axis];
+            let (lo, hi) = l.conductor;
+            let span: Vec<String> = (0..3)
+                .filter(|&a| a != l.axis)
+                .map(|a| {
+                    format!(
+                        "{} {}",
+                        ["x", "y", "z"][a],
+                        si((hi[a] - lo[a]) as f64 * model.grid.d[a], "m")
+                    )
+                })
+                .collect();
+            outln!(
+                "  {:<16} feeds a line along {}{axis}: V and I measured {} and {} from the feed (signal conductor {}; \
+                 I loops of {} H samples); Z_line and γ measured; S and Z referred to {} from the feed (z0 {} Ω)",
+                "",
+                if l.sign > 0.0 { "+" } else { "-" },
+                si(l.offset, "m"),
+                si(l.offset + l.spacing, "m"),
+                span.join(" × "),
+                l.i[0].len(),
+                si(p.reference_plane, "m"),
+                sig(p.z0, 4)
+            );
+        } else if p.reference_plane != 0.0 {
             outln!(
                 "  {:<16} S and Z referred to a plane {} from the edges along a matched feed line (ε_eff {}, {})",
                 "",

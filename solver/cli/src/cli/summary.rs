@@ -198,6 +198,16 @@ fn resolved_only(r: &fdtd::results::PortResult, skip: &[bool]) -> fdtd::results:
         s: kept(&r.s, skip),
         p_inc: kept(&r.p_inc, skip),
         p_acc: kept(&r.p_acc, skip),
+        line_z: kept(&r.line_z, skip),
+        gamma: kept(&r.gamma, skip),
+        to_line: r.to_line,
+        line_ok: r
+            .line_ok
+            .iter()
+            .zip(skip)
+            .filter(|(_, &u)| !u)
+            .map(|(x, _)| *x)
+            .collect(),
     }
 }
 

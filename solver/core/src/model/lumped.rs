@@ -51,6 +51,8 @@ pub struct PortModel {
     /// effective permittivity ([`crate::scene::Port::reference_plane`]).
     pub reference_plane: f64,
     pub eps_eff: f64,
+    /// A line port's measurement planes on its line (`line.rs`); None for a lumped port.
+    pub line: Option<super::line::LineProbe>,
 }
 
 impl PortModel {
@@ -184,7 +186,7 @@ fn edges(axis: usize, lo: [usize; 3], hi: [usize; 3]) -> Vec<[usize; 3]> {
 }
 
 /// The H loop around the cross-section `lo..=hi` (transverse nodes) at edge layer `m`.
-fn current_loop(
+pub(super) fn current_loop(
     axis: usize,
     lo: [usize; 3],
     hi: [usize; 3],
@@ -427,6 +429,7 @@ fn port(
             waveform: p.waveform.clone(),
             reference_plane: p.reference_plane,
             eps_eff: p.eps_eff,
+            line: None,
         },
         sources,
     ))

@@ -5,6 +5,7 @@
 mod cpml;
 pub mod dispersion;
 mod grid;
+pub mod line;
 pub mod lumped;
 mod materials;
 mod points;
@@ -134,6 +135,24 @@ impl Model {
         }
     }
 
+    /// The (port, plane) of every line-port series pair after the ports' own: a run
+    /// records one (V, I) pair per port (its feed), then two per line port (planes a and
+    /// b of [`line::LineProbe`]), in this order.
+    pub fn line_pairs(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (k, p) in self.ports.iter().enumerate() {
+            if p.line.is_some() {
+                out.extend([(k, 0), (k, 1)]);
+            }
+        }
+        out
+    }
+
+    /// How many (V, I) series pairs a run records: [`Model::line_pairs`].
+    pub fn port_pairs(&self) -> usize {
+        self.ports.len() + self.line_pairs().len()
+    }
+
     /// Rows of one component array (`(nx + 1)(ny + 1)`): the length of each `rows` table.
     pub fn row_count(&self) -> usize {
         (self.grid.n[0] + 1) * (self.grid.n[1] + 1)
@@ -178,6 +197,15 @@ impl Model {
             lumped,
             sources: port_sources,
         } = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
+        let mut ports = ports;
+        let f_max = scene.frequency_list().into_iter().fold(0.0, f64::max);
+        let lattice = line::Plane {
+            grid: &grid,
+            faces: &faces,
+            coefs: &coefs,
+            mat: &mat,
+        };
+        line::attach(&scene.ports, f_max, &mut ports, &lattice, &cpml)?;
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
         sources.extend(port_sources);

@@ -8,8 +8,9 @@ use crate::state::ArraySpec;
 
 /// The pass `ports`: samples every port's E edges and H loop after every step (the
 /// probes' sampler with `every` = 1): per port, its E samples (`PortModel::edges`
-/// order), then its loop's H samples (`PortModel::loop_h` order). `runner::port_series`
-/// turns them into V and I.
+/// order), then its loop's H samples (`PortModel::loop_h` order); then per line-port
+/// plane ([`Model::line_pairs`]) its V edges and I loop. `runner::port_series` turns them
+/// into (V, I) pairs.
 pub fn port_sampler(model: &Model) -> Option<Probes> {
     let g = &model.grid;
     let mut samples = Vec::new();
@@ -19,6 +20,17 @@ pub fn port_sampler(model: &Model) -> Option<Probes> {
             samples.push((c, g.idx(e[0], e[1], e[2]), *e, 1));
         }
         for (h, at, _) in &p.loop_h {
+            samples.push((h.index(), g.idx(at[0], at[1], at[2]), *at, 1));
+        }
+    }
+    // Then the line ports' planes a and b (`Model::line_pairs` order): V edges, I loop.
+    for (k, plane) in model.line_pairs() {
+        let (p, line) = (&model.ports[k], model.ports[k].line.as_ref().expect("a line pair"));
+        let c = p.component().index();
+        for e in &line.v[plane] {
+            samples.push((c, g.idx(e[0], e[1], e[2]), *e, 1));
+        }
+        for (h, at, _) in &line.i[plane] {
             samples.push((h.index(), g.idx(at[0], at[1], at[2]), *at, 1));
         }
     }

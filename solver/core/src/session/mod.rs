@@ -1105,7 +1105,13 @@ impl Prepared<'_> {
             ports: results
                 .ports
                 .iter()
-                .map(|p| guards::unresolved(&scene, &model, &p.freq, true))
+                .map(|p| {
+                    let mut u = guards::unresolved(&scene, &model, &p.freq, true);
+                    for (u, &ok) in u.iter_mut().zip(&p.line_ok) {
+                        *u |= !ok;
+                    }
+                    u
+                })
                 .collect(),
             farfields: results
                 .farfields
@@ -1172,7 +1178,17 @@ fn finish_results(
             .collect()
     };
     results.resolved = crate::results::Resolved {
-        ports: results.ports.first().map_or(Vec::new(), |p| resolved(&p.freq, true)),
+        ports: results.ports.first().map_or(Vec::new(), |p| {
+            // A line port's ill-conditioned frequencies are unresolved for every port
+            // (they share one list, as the S-matrix's columns do).
+            let mut r = resolved(&p.freq, true);
+            for q in &results.ports {
+                for (r, &ok) in r.iter_mut().zip(&q.line_ok) {
+                    *r &= ok;
+                }
+            }
+            r
+        }),
         monitors: results.monitors.iter().map(|m| resolved(&m.freq, false)).collect(),
         farfields: results
             .farfields

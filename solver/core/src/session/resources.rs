@@ -234,7 +234,7 @@ pub fn results_cost(model: &Model) -> ResultsCost {
         let freqs = nf + monitor_freqs;
         c.host = c
             .host
-            .saturating_add(n.saturating_mul(steps.saturating_mul(16)))
+            .saturating_add((model.port_pairs() as u64).saturating_mul(steps.saturating_mul(16)))
             .saturating_add(n.saturating_mul(freqs.saturating_mul(220)));
         c.disk = c
             .disk
@@ -760,10 +760,12 @@ pub fn output_bytes_in(scene: &Scene, model: &Model, from: usize, layout: ProbeL
             + 8;
         bytes = bytes.saturating_add(frames.saturating_mul(per_frame));
     }
-    // Ports: V, I, time, time_h (f64) per step; the end criterion's energy record; the
+    // Ports: V, I, time, time_h (f64) per step (and V, I per line-port plane); the end criterion's energy record; the
     // results (ports, monitors, far fields; Touchstone and CSV beside the file).
     let left = steps.saturating_sub(from) as u64;
     bytes = bytes.saturating_add((left * 32).saturating_mul(model.ports.len() as u64));
+    // A line port's planes a and b: V and I each (their times are the port's).
+    bytes = bytes.saturating_add((left * 16).saturating_mul(model.line_pairs().len() as u64));
     bytes = bytes.saturating_add(results_cost(model).disk);
     if model.decay_db.is_some() {
         bytes = bytes.saturating_add(left / 4);

@@ -1,0 +1,64 @@
+//! Transmission-line ports (`fdtd_validation::cases::lines`): the case on the CPU, and
+//! the line ports' series of the GPU against the CPU's.
+//!
+//! The case runs on the GPU too (`fdtd validate --backend gpu`, the same bounds: measured
+//! identical to the CPU's on lavapipe), but at ~0.5 Mcells/s there (a two-port scene's
+//! per-step cost on the software device) its 4,700 steps take 12 minutes, so CI holds the
+//! GPU to the CPU's series on a short run instead.
+use fdtd::backend::{BackendChoice, BackendOptions};
+use fdtd::model::Model;
+use fdtd::runner::{run, MemorySink, RunOptions};
+use fdtd_validation::cases::{lines, BackendSpec, Size};
+use std::sync::Arc;
+
+/// A shielded microstrip through line between two line ports: Z0 and ε_eff are the
+/// grid's static line's (1 %, 1.5 %), |S11| ≤ −25 dB, |S21| within 0.1 dB, S12 = S21.
+#[test]
+fn a_microstrip_through_line_is_the_grids_static_line_and_matched() {
+    fdtd_validation::suite::check(lines::MICROSTRIP, &BackendSpec::cpu(), Size::Full);
+}
+
+/// The line planes' V and I (and the feeds') of the GPU equal the CPU's within 1e-4 of
+/// their peaks over the first 250 steps (a short pulse's launch and its arrival at both planes).
+#[test]
+fn line_port_series_agree_between_cpu_and_gpu() {
+    // A pulse 4× shorter (to 16 GHz: planes D = 2 mm apart) reaches both planes by step 250.
+    let text = lines::through_line("\"line\"")
+        .replace("duration = 6e-9", "steps = 250")
+        .replace("stop = 4e9", "stop = 16e9");
+    let m = Arc::new(fdtd_core::Simulation::standard(
+        Model::discretize(&fdtd_validation::scene(&text)).unwrap(),
+    ));
+    assert_eq!(m.port_pairs(), 6, "two feeds and two planes per line port");
+    let go = |choice| -> Option<MemorySink> {
+        let (mut b, _) = match fdtd::backend::create(m.clone(), choice, &BackendOptions::default()) {
+            Ok(b) => b,
+            Err(e) => {
+                fdtd_validation::suite::no_gpu(&e.to_string());
+                return None;
+            }
+        };
+        let mut s = MemorySink::new(&m);
+        run(&m, b.as_mut(), &mut s, &RunOptions::default(), None).unwrap();
+        Some(s)
+    };
+    let cpu = go(BackendChoice::Cpu).unwrap();
+    let Some(gpu) = go(BackendChoice::Gpu) else {
+        return;
+    };
+    // Port 1's planes (pairs 2, 3) carry the pulse: at least a tenth of its feed's V.
+    let peak = |v: &[f64]| v.iter().fold(0f64, |m, x| m.max(x.abs()));
+    assert!(
+        peak(&cpu.ports[3].0) > 0.1 * peak(&cpu.ports[0].0),
+        "the pulse reaches plane b"
+    );
+    for (k, ((vc, ic), (vg, ig))) in cpu.ports.iter().zip(&gpu.ports).enumerate() {
+        assert_eq!(vc.len(), 250);
+        for (name, a, b) in [("V", vc, vg), ("I", ic, ig)] {
+            let peak = a.iter().fold(0f64, |m, x| m.max(x.abs()));
+            let diff = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f64, f64::max);
+            println!("pair {k} {name}: max |cpu − gpu| = {diff:.3e} of peak {peak:.3e}");
+            assert!(diff <= 1e-4 * peak, "pair {k} {name}: {diff} vs peak {peak}");
+        }
+    }
+}
