@@ -62,3 +62,10 @@ fn line_port_series_agree_between_cpu_and_gpu() {
         }
     }
 }
+
+/// A square coax through line between two line ports: Z0 is the grid's static line's
+/// (0.5 %), ε_eff = ε_r (1 %), matched, lossless, S12 = S21.
+#[test]
+fn a_square_coax_through_line_is_the_grids_static_line_and_matched() {
+    fdtd_validation::suite::check(lines::COAX, &BackendSpec::cpu(), Size::Full);
+}

@@ -741,7 +741,8 @@ pub struct LinePort {
     pub axis: usize,
     pub sign: f64,
     /// Distance (m) from the feed to the line's first measurement plane; None: the
-    /// default (four times the feed's largest extent across the line, at least 5 cells).
+    /// default (2.5 times the line's cross-section: the signal conductor's largest side
+    /// plus twice the feed's length; at least 5 cells).
     pub measure: Option<f64>,
     /// `impedance = "line"`: a, b and S referred to the line's measured impedance (the
     /// line's own forward and backward waves) instead of the port's `impedance`.

@@ -83,9 +83,99 @@ impedance = {impedance}
     )
 }
 
+/// The coax is fed by one column of edges, which excites the square coax's higher modes
+/// (cut off near 8 GHz) strongly; 25 mm from the feed (the default `measure`) what is
+/// left of them is measured at 0.05 % in Z0, 0.35 % in ε_eff and ±1.2 % in |S21| at
+/// 4 GHz (closer to their cutoff, they decay more slowly): bounds 0.5 %, 1 %, 0.15 dB.
+pub const COAX: Case = Case {
+    name: "line-coax",
+    about: "square-coax line ports: Z0 = the grid's static line, ε_eff = ε_r, a matched lossless through line",
+    run: coax,
+};
+
+/// A square coax (PTFE, ε_r 2.2): an 8-cell square inner conductor centred in the 20-cell
+/// square PEC box (0.5 mm cells), 184 cells long with CPML at its ends; line ports at
+/// x = 6 and 86 mm, each fed by one 6-edge column from the shield (y = 0) to the inner
+/// conductor. The node plane is `line2d::square_coax(20, 8, …)` exactly.
+pub fn square_coax_line() -> String {
+    r#"
+[domain]
+cell = 0.5e-3
+cells = [184, 20, 20]
+[time]
+duration = 6e-9
+[frequencies]
+start = 1e9
+stop = 4e9
+points = 7
+[boundaries]
+all = "pec"
+x_min = "cpml"
+x_max = "cpml"
+[boundaries.cpml]
+cells = 8
+[drive]
+ports = "each"
+[materials.ptfe]
+eps_r = 2.2
+[[objects]]
+shape = "box"
+material = "ptfe"
+min = [0.0, 0.0, 0.0]
+max = [0.092, 0.01, 0.01]
+[[objects]]
+shape = "box"
+material = "pec"
+min = [0.0, 0.003, 0.003]
+max = [0.092, 0.007, 0.007]
+[[ports]]
+name = "p1"
+start = [0.006, 0.0, 0.005]
+end = [0.006, 0.003, 0.005]
+line = "+x"
+impedance = "line"
+[[ports]]
+name = "p2"
+start = [0.086, 0.0, 0.005]
+end = [0.086, 0.003, 0.005]
+line = "-x"
+impedance = "line"
+"#
+    .to_string()
+}
+
+fn coax(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
+    let mut cx = Ctx::new(COAX.name, spec, size);
+    let reference = line2d::square_coax(20, 8, 0.5e-3, 2.2).line();
+    cx.log(format!("the grid's static square coax: {:.3} Ω", reference.z0));
+    through(&mut cx, &square_coax_line(), reference, 0.080, (0.005, 0.01), 0.15)?;
+    Ok(cx.finish())
+}
+
 fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(MICROSTRIP.name, spec, size);
-    let scene = crate::scene(&through_line("\"line\""));
+    let reference = line2d::microstrip(40, 16, D, W_CELLS, H_CELLS, EPS_R).line();
+    let hj = line2d::hammerstad_jensen(W_CELLS as f64 * D, H_CELLS as f64 * D, EPS_R);
+    cx.log(format!(
+        "the grid's static line {:.3} Ω, ε_eff {:.4}; Hammerstad–Jensen (open, not this box) {:.3} Ω, {:.4}",
+        reference.z0, reference.eps_eff, hj.z0, hj.eps_eff
+    ));
+    through(&mut cx, &through_line("\"line\""), reference, 0.044, (0.01, 0.015), 0.1)?;
+    Ok(cx.finish())
+}
+
+/// Run a two-port through line (every port driven) and check it against its static
+/// line (`bounds`: Z0 and ε_eff relative) and as a matched, lossless, reciprocal line of
+/// `length` between the reference planes.
+fn through(
+    cx: &mut Ctx<'_>,
+    text: &str,
+    reference: line2d::StaticLine,
+    length: f64,
+    bounds: (f64, f64),
+    s21_db: f64,
+) -> Result<(), CaseError> {
+    let scene = crate::scene(text);
     let mut columns = Vec::new();
     for k in scene.drive_order() {
         let s = fdtd_core::session::drives::drive_scene(&scene, k);
@@ -95,25 +185,19 @@ fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
         let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
         columns.push((k, ports::results(&m, &sink.ports)));
     }
-    let reference = line2d::microstrip(40, 16, D, W_CELLS, H_CELLS, EPS_R).line();
-    let hj = line2d::hammerstad_jensen(W_CELLS as f64 * D, H_CELLS as f64 * D, EPS_R);
     let p1 = &columns[0].1[0];
     let z = p1.line_z[0];
     let e = ports::eps_eff(p1.gamma[0], p1.freq[0]);
-    cx.log(format!(
-        "at 1 GHz: Z_line {:.3} {:+.3}j Ω, ε_eff {:.4}; the grid's static line {:.3} Ω, {:.4}; Hammerstad–Jensen (open, \
-         not this box) {:.3} Ω, {:.4}",
-        z.re, z.im, e, reference.z0, reference.eps_eff, hj.z0, hj.eps_eff
-    ));
+    cx.log(format!("at 1 GHz: Z_line {:.3} {:+.3}j Ω, ε_eff {:.4}", z.re, z.im, e));
     cx.check(
         "Z_line at 1 GHz vs the grid's static line (relative)",
-        Bound::AtMost(0.01),
+        Bound::AtMost(bounds.0),
         (z.re / reference.z0 - 1.0).abs(),
         "",
     );
     cx.check(
         "ε_eff at 1 GHz vs the grid's static line (relative)",
-        Bound::AtMost(0.015),
+        Bound::AtMost(bounds.1),
         (e / reference.eps_eff - 1.0).abs(),
         "",
     );
@@ -123,11 +207,10 @@ fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let (f, w) = largest((0..nf).map(|k| (mf(k), ports::db(sm.get(0, 0, k)).max(ports::db(sm.get(1, 1, k))))));
     cx.check_worst("|S11|, |S22| (referred to the line)", Bound::AtMost(-25.0), w, "dB", f);
     let (f, w) = largest((0..nf).map(|k| (mf(k), ports::db(sm.get(1, 0, k)).abs())));
-    cx.check_worst("| |S21| in dB | (lossless line)", Bound::AtMost(0.1), w, "dB", f);
+    cx.check_worst("| |S21| in dB | (lossless line)", Bound::AtMost(s21_db), w, "dB", f);
     let (f, w) = largest((0..nf).map(|k| (mf(k), (sm.get(1, 0, k) - sm.get(0, 1, k)).norm())));
     cx.check_worst("|S21 − S12|", Bound::AtMost(1e-6), w, "", f);
-    // S21's phase: the measured β over the 44 mm between the reference planes (the feeds).
-    let length = 0.044;
+    // S21's phase: the measured β over the length between the reference planes (the feeds).
     let (f, w) = largest((0..nf).map(|k| {
         let beta = p1.gamma[k].im;
         let want = num_complex::Complex64::from_polar(1.0, -beta * length);
@@ -135,5 +218,5 @@ fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
         (mf(k), (s21 / s21.norm() / want).arg().abs() / (beta * length))
     }));
     cx.check_worst("∠S21 vs −β·L (relative to β·L)", Bound::AtMost(0.01), w, "", f);
-    Ok(cx.finish())
+    Ok(())
 }

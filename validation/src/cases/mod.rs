@@ -303,6 +303,7 @@ pub const ALL: &[Case] = &[
     ports::LC,
     ports::DIPOLE,
     lines::MICROSTRIP,
+    lines::COAX,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

@@ -27,8 +27,11 @@
 //! falls off as a power of the distance, not exponentially): on a 0.2 mm grid, an
 //! air microstrip 1.6 mm high measured ε_eff 4 % high with planes 6 and 15 mm from the
 //! feed and 5 mm from the far end, 1 % with both planes 12–21 mm from either. So the
-//! default `measure` is four times the feed's largest extent across the line (at least
-//! 5 cells), and a line port wants its line that long, plus D, before any discontinuity.
+//! default `measure` is 2.5 times the line's cross-section (the signal conductor's
+//! largest side at the feed plus the feed's length on either side; at least 5 cells),
+//! and a line port wants its line that long, plus D, before any discontinuity. (A coax
+//! fed by one column of edges excites its higher modes strongly: on a 0.5 mm grid, a
+//! square coax 10 mm across measured ε_eff 3 % high 12 mm from the feed, 0.35 % at 25 mm.)
 use super::{CoefTable, CpmlLayer, FaceKind, Grid, ModelError, PortModel};
 use crate::scene::Port;
 use crate::Component;
@@ -179,14 +182,37 @@ fn probe(
     // The feed's node box: along the port's axis its edges m span nodes m and m + 1.
     let (lo, mut hi) = bounds(&p.edges, usize::MAX);
     hi[p.axis] += 1;
-    let extent = (0..3)
-        .filter(|&a| a != axis)
-        .filter(|&a| a != p.axis || hi[a] > lo[a])
-        .map(|a| (hi[a] - lo[a]) as f64 * g.d[a])
-        .fold(0.0, f64::max);
+    // Seeds: the feed's end nodes (signal) and start nodes (return), in the plane.
+    let end_side = if p.sign > 0.0 { hi[p.axis] } else { lo[p.axis] };
+    let start_side = if p.sign > 0.0 { lo[p.axis] } else { hi[p.axis] };
+    let seeds = |side: usize| -> Vec<[usize; 3]> {
+        let mut v: Vec<[usize; 3]> = p
+            .edges
+            .iter()
+            .map(|e| {
+                let mut q = *e;
+                q[p.axis] = side;
+                q
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (sig_seeds, ret_seeds) = (seeds(end_side), seeds(start_side));
+    // The line's cross-section: the signal conductor's (at the feed) and the feed's
+    // length on either side of it (the gap to the return conductor).
+    let feed_len = (hi[p.axis] - lo[p.axis]) as f64 * g.d[p.axis];
+    let sig_size = at.component(axis, feed, &sig_seeds).map_or(0.0, |c| {
+        let (l, h) = bounds(&c, axis);
+        (0..3)
+            .filter(|&a| a != axis)
+            .map(|a| (h[a] - l[a]) as f64 * g.d[a])
+            .fold(0.0, f64::max)
+    });
     let k0 = match measure {
         Some(m) => (m / d).round().max(2.0) as i64,
-        None => ((4.0 * extent / d).ceil() as i64).max(5),
+        None => ((2.5 * (sig_size + 2.0 * feed_len) / d).ceil() as i64).max(5),
     };
     // D: a quarter of the shortest guided wavelength asked for (densest material).
     let n_max = at.coefs.e_props.iter().flatten().map(|&(e, _)| e).fold(1.0, f64::max)
@@ -223,24 +249,6 @@ fn probe(
         node(k0 + span + 1),
     ]
     .map(|x| x as usize);
-    // Seeds: the feed's end nodes (signal) and start nodes (return), in the plane.
-    let end_side = if p.sign > 0.0 { hi[p.axis] } else { lo[p.axis] };
-    let start_side = if p.sign > 0.0 { lo[p.axis] } else { hi[p.axis] };
-    let seeds = |side: usize| -> Vec<[usize; 3]> {
-        let mut v: Vec<[usize; 3]> = p
-            .edges
-            .iter()
-            .map(|e| {
-                let mut q = *e;
-                q[p.axis] = side;
-                q
-            })
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    let (sig_seeds, ret_seeds) = (seeds(end_side), seeds(start_side));
     let mut comps = Vec::new();
     for plane in planes {
         let pos = |q: [usize; 3]| fmt3(q, g);
