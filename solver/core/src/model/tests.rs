@@ -290,3 +290,74 @@ fn a_port_inside_pec_or_on_a_face_is_refused() {
     let e = err(text("[0.0, 0.005, 0.003]", "[0.0, 0.005, 0.004]"));
     assert!(e.contains("boundary face"), "{e}");
 }
+
+/// A microstrip (strip 4 cells wide, 2 cells above the PEC floor) from x = 5 mm to
+/// `strip_end`, a line port at x = 5 mm with `port` keys, on a 1 mm grid 60 × 20 × 10.
+fn strip_line(strip_end: f64, port: &str) -> Result<Model, ModelError> {
+    let text = format!(
+        r#"
+[domain]
+cell = 1e-3
+cells = [60, 20, 10]
+[time]
+steps = 10
+[frequencies]
+start = 1e9
+stop = 4e9
+[boundaries]
+all = "pec"
+x_max = "cpml"
+[boundaries.cpml]
+cells = 6
+[[objects]]
+shape = "plate"
+material = "pec"
+min = [0.005, 0.008, 0.002]
+max = [{strip_end}, 0.012, 0.002]
+[[ports]]
+{port}
+axis = "z"
+line = "+x"
+"#
+    );
+    Model::discretize(&Scene::parse(&text, "t.toml").unwrap())
+}
+
+#[test]
+fn a_line_port_finds_its_conductors_and_planes() {
+    let m = strip_line(0.05, "start = [0.005, 0.008, 0.0]\nend = [0.005, 0.012, 0.002]").unwrap();
+    let l = m.ports[0].line.as_ref().expect("a line port");
+    // Default distance 2.5 × (4 mm strip + 2 × 2 mm feed) = 20 mm; D = λ/4 at 4 GHz = 18 mm.
+    assert_relative_eq!(l.offset, 0.020, epsilon = 1e-12);
+    assert_relative_eq!(l.spacing, 0.018, epsilon = 1e-12);
+    assert_eq!(l.v[0].len(), m.ports[0].edges.len());
+    assert!(l.v[0].iter().all(|e| e[0] == 25) && l.v[1].iter().all(|e| e[0] == 43));
+    // The loop hugs the strip (y 8…12 mm, z 2 mm): 2 × 5 Hz-side … samples, two loops per plane.
+    assert_eq!(l.conductor.0[1..], [8, 2]);
+    assert_eq!(l.conductor.1[1..], [12, 2]);
+    assert!(l.i[0].iter().all(|(_, q, _)| q[0] == 24 || q[0] == 25));
+    assert_eq!(m.line_pairs(), vec![(0, 0), (0, 1)]);
+}
+
+#[test]
+fn a_line_port_on_a_bad_line_is_refused_with_the_reason() {
+    let feed = "start = [0.005, 0.008, 0.0]\nend = [0.005, 0.012, 0.002]";
+    let cases = [
+        // The strip ends before the measurement planes.
+        (strip_line(0.015, feed), "no signal conductor at the port's end"),
+        // start on the strip, end on the floor: the "signal" conductor is the floor.
+        (
+            strip_line(0.05, "start = [0.005, 0.008, 0.002]\nend = [0.005, 0.012, 0.0]"),
+            "reaches the domain's edge",
+        ),
+        // The planes run into the CPML: measure too far.
+        (
+            strip_line(0.05, &format!("{feed}\nmeasure = 0.04")),
+            "leave the domain's interior",
+        ),
+    ];
+    for (r, want) in cases {
+        let e = r.expect_err(want).to_string();
+        assert!(e.contains(want) && e.contains("port `port1`"), "{e}");
+    }
+}
