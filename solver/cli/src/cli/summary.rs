@@ -42,15 +42,35 @@ pub fn lines(report: &RunReport) -> Vec<String> {
             .filter(|(_, &u)| u)
             .map(|(f, _)| *f)
             .collect();
-        if !left_out.is_empty() {
+        // A line port's frequencies where its planes see a symmetric standing wave.
+        let unmeasured: Vec<f64> = full
+            .freq
+            .iter()
+            .zip(&full.line_ok)
+            .filter(|(_, &ok)| !ok)
+            .map(|(f, _)| *f)
+            .collect();
+        if !unmeasured.is_empty() {
+            out.push(format!(
+                "           {} of {} frequencies ({} .. {}): its line's two measurement planes see the same |V| or |I| \
+                 (a standing wave symmetric about them), so the line is not measured there: left out of the findings below",
+                unmeasured.len(),
+                full.freq.len(),
+                hz(unmeasured[0]),
+                hz(unmeasured[unmeasured.len() - 1])
+            ));
+        }
+        if left_out.len() > unmeasured.len() {
             out.push(format!(
                 "           {} of {} frequencies ({} .. {}) are outside what the run resolves (see the warning): \
                  left out of the findings below",
-                left_out.len(),
+                left_out.len() - unmeasured.len(),
                 full.freq.len(),
                 hz(left_out[0]),
                 hz(left_out[left_out.len() - 1])
             ));
+        }
+        if !left_out.is_empty() {
             if left_out.len() == full.freq.len() {
                 out.push("           no finding: none of the frequencies is resolved".into());
                 continue;
