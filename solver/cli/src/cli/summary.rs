@@ -70,11 +70,9 @@ pub fn lines(report: &RunReport) -> Vec<String> {
                 hz(left_out[left_out.len() - 1])
             ));
         }
-        if !left_out.is_empty() {
-            if left_out.len() == full.freq.len() {
-                out.push("           no finding: none of the frequencies is resolved".into());
-                continue;
-            }
+        if !left_out.is_empty() && left_out.len() == full.freq.len() {
+            out.push("           no finding: none of the frequencies is resolved".into());
+            continue;
         }
         let kept = resolved_only(full, &skip);
         let p = &kept;
