@@ -69,3 +69,10 @@ fn line_port_series_agree_between_cpu_and_gpu() {
 fn a_square_coax_through_line_is_the_grids_static_line_and_matched() {
     fdtd_validation::suite::check(lines::COAX, &BackendSpec::cpu(), Size::Full);
 }
+
+/// A WR-90 section between two TE10 ports: β is the grid's TE10 dispersion (2e-3) and
+/// within 1 % of √(k² − (π/a)²), Z_TE within 1 % of η0·k/β, matched, lossless, S12 = S21.
+#[test]
+fn a_wr90_section_has_the_te10_beta_and_is_matched() {
+    fdtd_validation::suite::check(lines::WR90, &BackendSpec::cpu(), Size::Full);
+}

@@ -368,6 +368,7 @@ fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
         "source-hard",
         "line-microstrip",
         "line-coax",
+        "line-wr90",
     ] {
         let row = stdout
             .lines()

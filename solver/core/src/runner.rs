@@ -510,7 +510,7 @@ pub fn port_series(model: &Model, streams: &[Vec<f32>], count: usize) -> PortSer
                     .zip(hs)
                     .map(|((_, _, w), st)| w * st.get(s).copied().unwrap_or(0.0) as f64)
                     .sum();
-                v.push(p.voltage(&e));
+                v.push(line.v_w.iter().zip(&e).map(|(w, &x)| w * x as f64).sum());
                 i.push(cur);
             }
         }

@@ -747,6 +747,11 @@ pub struct LinePort {
     /// `impedance = "line"`: a, b and S referred to the line's measured impedance (the
     /// line's own forward and backward waves) instead of the port's `impedance`.
     pub to_line: bool,
+    /// `mode = "TE10"`: a rectangular waveguide port. `start` and `end` are opposite
+    /// corners of the guide's inner cross-section, `axis` the E field's (the narrow
+    /// side's) direction; V and I are the TE10 mode's amplitudes (E and H weighted by
+    /// sin(πu/a) across the broad side), and S is referred to the mode's wave impedance.
+    pub te10: bool,
 }
 
 /// A lumped R, L, C element on the E edges from `start` to `end` (as for a [`Port`]).

@@ -839,6 +839,11 @@ const MAX_AMPLITUDE: f64 = 1e25;
 /// A port's reference impedance (Ω): 1e308 or 1e-300 gave NaN S.
 const Z0_RANGE: (f64, f64) = (1e-3, 1e6);
 
+/// The resistance (Ω) of a waveguide port's feed sheet: a hundred times the guide's
+/// TE10 wave impedance scale (η0 = 377 Ω and above), so a wave coming back through the
+/// sheet sees it as a shunt reflecting |Γ| ≈ Z_TE/(2R) ≈ 0.5 %.
+pub const WAVEGUIDE_FEED: f64 = 5e4;
+
 /// Keys each waveform type accepts besides `type`, `amplitude` and `delay`.
 const WAVEFORM_KEYS: [(&str, &[&str]); 5] = [
     ("gaussian", &["frequency", "tau"]),
@@ -1128,13 +1133,17 @@ fn port(
         "eps_eff",
         "line",
         "measure",
+        "mode",
     ])?;
     let name = names.take(t, "port", i)?;
     let (start, end, axis, edges) = edge_span(t, d, "port")?;
     // `impedance = "line"` (a line port): S referred to the line's own measured
     // impedance; the feed is then 50 Ω.
     let to_line = t.get("impedance").is_some_and(|v| v.value().as_str().is_some());
-    let impedance = match to_line {
+    let impedance = match to_line || t.get("mode").is_some() {
+        // A waveguide port's feed is a nearly transparent current sheet (WAVEGUIDE_FEED
+        // across the guide): what it sends back goes on into the guide behind it.
+        _ if t.get("mode").is_some() => WAVEGUIDE_FEED,
         true => 50.0,
         false => opt(t, "impedance", 50.0, |v| v.within(Z0_RANGE.0, Z0_RANGE.1, "Ω"))?,
     };
@@ -1217,6 +1226,11 @@ fn port(
 /// `line = "+x"` (and `measure`) of a port: the direction of the line the port feeds.
 fn line_port(t: &Tbl, d: &Domain, axis: usize, edges: &Edges) -> R<Option<LinePort>> {
     let Some(v) = t.get("line") else {
+        if let Some(m) = t.get("mode") {
+            return Err(m
+                .err("mode is a waveguide port's, and this port has no line")
+                .hint("add line = \"+z\" (the direction of the guide from the port)"));
+        }
         if let Some(m) = t.get("measure") {
             return Err(m
                 .err("measure is the distance to a line port's measurement planes, and this port has no line")
@@ -1263,12 +1277,25 @@ fn line_port(t: &Tbl, d: &Domain, axis: usize, edges: &Edges) -> R<Option<LinePo
             Some(x)
         }
     };
-    let to_line = t.get("impedance").is_some_and(|v| v.value().as_str() == Some("line"));
+    let te10 = match t.get("mode") {
+        None => false,
+        Some(m) => {
+            choice(&m, "mode", &["TE10"], |_| None)?;
+            if let Some(z) = t.get("impedance").filter(|z| z.value().as_str().is_none()) {
+                return Err(z
+                    .err("a waveguide port's S is referred to its mode's wave impedance: impedance does not apply")
+                    .hint("drop impedance (the feed is 50 Ω per column, S uses the measured TE10 wave impedance)"));
+            }
+            true
+        }
+    };
+    let to_line = te10 || t.get("impedance").is_some_and(|v| v.value().as_str() == Some("line"));
     Ok(Some(LinePort {
         axis: line_axis,
         sign,
         measure,
         to_line,
+        te10,
     }))
 }
 
@@ -1501,12 +1528,14 @@ fn point(v: &Val, size: [f64; 3]) -> R<[f64; 3]> {
             ))
             .hint(format!("{} must be between 0 and {} m", AXES[a], num(size[a]))));
     }
-    Ok(p)
+    // On the domain's face up to rounding: on it.
+    Ok([0, 1, 2].map(|a| p[a].clamp(0.0, size[a])))
 }
 
-/// `0 <= x <= size`, with a little slack for rounding in the user's arithmetic.
+/// `0 <= x <= size`, with a little slack for rounding in the user's arithmetic (a cell
+/// typed to 7 digits, 1.0390909e-3 for 22.86 mm / 22, leaves the domain 9e-9 short).
 fn within(x: f64, size: f64) -> bool {
-    let tol = 1e-9 * size;
+    let tol = 1e-6 * size;
     x >= -tol && x <= size + tol
 }
 
@@ -2555,6 +2584,9 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nline = \"+x\"\nreference_plane = 0.01\neps_eff = 3\n", &["ports[0].eps_eff: a line port measures its line's propagation constant: eps_eff does not apply"], 14, 11),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nimpedance = \"line\"\n", &["ports[0].impedance", "\"line\" needs a line port"], 12, 13),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.012, 0.01, 0.011]\naxis = \"z\"\nline = \"+x\"\n", &["ports[0].line: the port's start and end snap to different x planes"], 13, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nmode = \"TE10\"\n", &["ports[0].mode: mode is a waveguide port's, and this port has no line"], 12, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nline = \"+x\"\nmode = \"TE20\"\n", &["ports[0].mode"], 13, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 1e9\nstop = 2e9\n[[ports]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nline = \"+x\"\nmode = \"TE10\"\nimpedance = 50\n", &["ports[0].impedance: a waveguide port's S is referred to its mode's wave impedance"], 14, 13),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\nc = 1e-12\ntopology = \"series\"\n", &["lumped[0].topology: series RLC elements are not implemented yet"], 10, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[lumped]]\nstart = [0.01, 0.01, 0.01]\nend = [0.01, 0.01, 0.011]\n", &["lumped[0]: a lumped element needs at least one of r, l, c"], 6, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[frequencies]\nstart = 2e9\nstop = 1e9\n", &["frequencies.stop: stop (1e9 Hz) is below start (2e9 Hz)"], 8, 8),

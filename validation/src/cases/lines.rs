@@ -152,6 +152,132 @@ fn coax(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     Ok(cx.finish())
 }
 
+/// A WR-90 guide (22.86 mm × 10.16 mm, cells 22 × 10 across it, 1 mm along) 154 mm long
+/// with CPML at its ends; TE10 ports at z = 12 and 142 mm (their feeds are nearly
+/// transparent current sheets), each driven in turn by a pulse centred at 10 GHz.
+pub fn wr90_line() -> String {
+    r#"
+[domain]
+cell = [1.0390909e-3, 1.016e-3, 1.0e-3]
+cells = [22, 10, 154]
+[time]
+duration = 20e-9
+[frequencies]
+start = 8e9
+stop = 12e9
+points = 9
+[boundaries]
+all = "pec"
+z_min = "cpml"
+z_max = "cpml"
+[boundaries.cpml]
+cells = 8
+[drive]
+ports = "each"
+[[ports]]
+name = "p1"
+start = [0.0, 0.0, 0.012]
+end = [0.02286, 0.01016, 0.012]
+axis = "y"
+line = "+z"
+mode = "TE10"
+waveform = { type = "modulated_gaussian", frequency = 10e9, bandwidth = 6e9 }
+[[ports]]
+name = "p2"
+start = [0.0, 0.0, 0.142]
+end = [0.02286, 0.01016, 0.142]
+axis = "y"
+line = "-z"
+mode = "TE10"
+waveform = { type = "modulated_gaussian", frequency = 10e9, bandwidth = 6e9 }
+"#
+    .to_string()
+}
+
+/// A WR-90 section between two TE10 ports: the measured β against the grid's exact
+/// dispersion relation for the TE10 mode (sin²(ωΔt/2)/(cΔt)² = Σ sin²(k_iΔ_i/2)/Δ_i²
+/// with k_x = π/a, k_y = 0: only rounding and what is left of the feeds' higher modes
+/// separate them; bound 2e-3, measured 1.6e-4) and against the continuous
+/// β = √(k² − (π/a)²) (the issue's 1 %, measured 0.11 %); the measured wave impedance
+/// against η0·k/β (1 %, measured 0.55 %); a matched (−76 dB), lossless (< 0.01 dB),
+/// reciprocal section whose S21 phase is −βL.
+pub const WR90: Case = Case {
+    name: "line-wr90",
+    about: "WR-90 TE10 ports: β against the grid's dispersion (2e-3) and √(k² − (π/a)²) (1 %), Z_TE, a matched lossless section",
+    run: wr90,
+};
+
+fn wr90(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
+    let mut cx = Ctx::new(WR90.name, spec, size);
+    let scene = crate::scene(&wr90_line());
+    let mut columns = Vec::new();
+    let mut grid = None;
+    for k in scene.drive_order() {
+        let s = fdtd_core::session::drives::drive_scene(&scene, k);
+        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
+            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
+        ));
+        let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
+        grid = Some(m.grid.clone());
+        columns.push((k, ports::results(&m, &sink.ports)));
+    }
+    let g = grid.expect("a drive ran");
+    let (a, c0) = (22.0 * g.d[0], 299_792_458.0f64);
+    let p1 = &columns[0].1[0];
+    let nf = p1.freq.len();
+    let mf = |k: usize| format!("{:.1} GHz", p1.freq[k] / 1e9);
+    let discrete = |f: f64| {
+        let w = (std::f64::consts::PI * f * g.dt).sin() / (c0 * g.dt);
+        let kx = (std::f64::consts::PI * g.d[0] / (2.0 * a)).sin() / g.d[0];
+        2.0 / g.d[2] * (g.d[2] * (w * w - kx * kx).sqrt()).asin()
+    };
+    let continuous = |f: f64| {
+        let k = std::f64::consts::TAU * f / c0;
+        (k * k - (std::f64::consts::PI / a).powi(2)).sqrt()
+    };
+    let (f, w) = largest((0..nf).map(|k| (mf(k), (p1.gamma[k].im / discrete(p1.freq[k]) - 1.0).abs())));
+    cx.check_worst(
+        "β vs the grid's TE10 dispersion (relative)",
+        Bound::AtMost(2e-3),
+        w,
+        "",
+        f,
+    );
+    let (f, w) = largest((0..nf).map(|k| (mf(k), (p1.gamma[k].im / continuous(p1.freq[k]) - 1.0).abs())));
+    cx.check_worst("β vs √(k² − (π/a)²) (relative)", Bound::AtMost(0.01), w, "", f);
+    let (f, w) = largest((0..nf).map(|k| {
+        let k0 = std::f64::consts::TAU * p1.freq[k] / c0;
+        let zte = 376.730_313_668 * k0 / continuous(p1.freq[k]);
+        (mf(k), (p1.line_z[k].re / zte - 1.0).abs())
+    }));
+    cx.check_worst("Z_TE vs η0·k/β (relative)", Bound::AtMost(0.01), w, "", f);
+    let k10 = nf / 2;
+    cx.log(format!(
+        "at {}: β {:.3} rad/m (grid {:.3}, continuous {:.3}), Z_TE {:.2} Ω",
+        mf(k10),
+        p1.gamma[k10].im,
+        discrete(p1.freq[k10]),
+        continuous(p1.freq[k10]),
+        p1.line_z[k10].re
+    ));
+    let sm = ports::s_matrix(&columns).expect("every port driven once");
+    let (f, w) = largest((0..nf).map(|k| (mf(k), ports::db(sm.get(0, 0, k)).max(ports::db(sm.get(1, 1, k))))));
+    cx.check_worst("|S11|, |S22| (TE10)", Bound::AtMost(-40.0), w, "dB", f);
+    let (f, w) = largest((0..nf).map(|k| (mf(k), ports::db(sm.get(1, 0, k)).abs())));
+    cx.check_worst("| |S21| in dB | (lossless guide)", Bound::AtMost(0.1), w, "dB", f);
+    let (f, w) = largest((0..nf).map(|k| (mf(k), (sm.get(1, 0, k) - sm.get(0, 1, k)).norm())));
+    cx.check_worst("|S21 − S12|", Bound::AtMost(1e-6), w, "", f);
+    let length = 0.130;
+    let (f, w) = largest((0..nf).map(|k| {
+        let beta = p1.gamma[k].im;
+        let s21 = sm.get(1, 0, k);
+        let want = num_complex::Complex64::from_polar(1.0, -beta * length);
+        (mf(k), (s21 / s21.norm() / want).arg().abs() / (beta * length))
+    }));
+    cx.check_worst("∠S21 vs −β·L (relative to β·L)", Bound::AtMost(0.01), w, "", f);
+    Ok(cx.finish())
+}
+
 fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(MICROSTRIP.name, spec, size);
     let reference = line2d::microstrip(40, 16, D, W_CELLS, H_CELLS, EPS_R).line();

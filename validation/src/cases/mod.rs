@@ -304,6 +304,7 @@ pub const ALL: &[Case] = &[
     ports::DIPOLE,
     lines::MICROSTRIP,
     lines::COAX,
+    lines::WR90,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];

@@ -186,9 +186,17 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
                     )
                 })
                 .collect();
+            let what = match l.te10 {
+                true => "a waveguide along",
+                false => "a line along",
+            };
+            let cond = match l.te10 {
+                true => "TE10 mode of the guide",
+                false => "signal conductor",
+            };
             outln!(
-                "  {:<16} feeds a line along {}{axis}: V and I measured {} and {} from the feed (signal conductor {}; \
-                 I loops of {} H samples); Z_line and γ measured; S and Z referred to {} from the feed (z0 {} Ω)",
+                "  {:<16} feeds {what} {}{axis}: V and I measured {} and {} from the feed ({cond} {}; \
+                 {} H samples per I); Z_line and γ measured; S and Z referred to {} from the feed ({})",
                 "",
                 if l.sign > 0.0 { "+" } else { "-" },
                 si(l.offset, "m"),
@@ -196,7 +204,10 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
                 span.join(" × "),
                 l.i[0].len(),
                 si(p.reference_plane, "m"),
-                sig(p.z0, 4)
+                match l.to_line {
+                    true => "to the measured Z_line".to_string(),
+                    false => format!("z0 {} Ω", sig(p.z0, 4)),
+                }
             );
         } else if p.reference_plane != 0.0 {
             outln!(

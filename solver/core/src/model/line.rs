@@ -50,6 +50,8 @@ pub struct LineProbe {
     /// V paths at node planes a and b: the feed's edges (in `PortModel::edges` order) moved
     /// along the line; V = −∫E·dl from the return to the signal conductor.
     pub v: [Vec<[usize; 3]>; 2],
+    /// V = Σ w·E over `v` (per plane, the same weights).
+    pub v_w: Vec<f64>,
     /// I at planes a and b: (component, index, weight) of the two loops half a cell
     /// before and after the plane, weights halved: I = Σ w·H, the mean current flowing
     /// away from the feed on the signal conductor.
@@ -59,6 +61,9 @@ pub struct LineProbe {
     pub conductor: ([usize; 3], [usize; 3]),
     /// `impedance = "line"`: a, b and S are the line's own waves (referred to Z_line).
     pub to_line: bool,
+    /// A waveguide's TE10 port (V and I the mode's amplitudes; `conductor` is the guide's
+    /// inner cross-section).
+    pub te10: bool,
 }
 
 impl LineProbe {
@@ -79,8 +84,12 @@ pub(super) fn attach(
 ) -> Result<(), ModelError> {
     for (sp, pm) in scene_ports.iter().zip(ports.iter_mut()) {
         if let Some(line) = sp.line {
-            let mut probe = probe(pm, line.axis, line.sign, line.measure, f_max, at, cpml)?;
+            let mut probe = match line.te10 {
+                true => te10(pm, line.axis, line.sign, line.measure, f_max, at, cpml)?,
+                false => probe(pm, line.axis, line.sign, line.measure, f_max, at, cpml)?,
+            };
             probe.to_line = line.to_line;
+            probe.te10 = line.te10;
             pm.line = Some(probe);
         }
     }
@@ -409,10 +418,185 @@ fn probe(
         spacing: span as f64 * d,
         offset: k0 as f64 * d,
         v,
+        v_w: vec![-p.sign * p.length / p.columns as f64; p.edges.len()],
         i: [i_a, i_b],
         conductor: (clo, chi),
         to_line: false,
+        te10: false,
     })
+}
+
+/// D, a quarter of the shortest guided wavelength asked for, in cells of `d`.
+fn quarter_wave(at: &Plane<'_>, f_max: f64, d: f64) -> i64 {
+    let n_max = at.coefs.e_props.iter().flatten().map(|&(e, _)| e).fold(1.0, f64::max)
+        * at.coefs.h_props.iter().copied().fold(1.0, f64::max);
+    let lambda = crate::C0 / (f_max.max(1.0) * n_max.sqrt());
+    ((lambda / (4.0 * d)).floor() as i64).clamp(1, 400)
+}
+
+/// A rectangular waveguide's TE10 port (`mode = "TE10"`): V and I are the mode's
+/// amplitudes at planes a and b. With u across the broad side (width A, from the port's
+/// start to end) and e the port's axis (E's direction, height B):
+/// V = Σ_u (2/A)·sin(πu/A)·Δu · (−∫E_e de) and I the same sum of ∫H_u de, signed so that
+/// power flowing away from the feed is positive, the mean of the two half planes. For
+/// the TE10 field E_e = E0·sin(πu/A), H_u = ∓E0/Z_TE·sin(πu/A): V = E0·B, I = E0·B/Z_TE,
+/// so Z_line is the mode's wave impedance and the line's waves are the mode's.
+fn te10(
+    p: &PortModel,
+    axis: usize,
+    sign: f64,
+    measure: Option<f64>,
+    f_max: f64,
+    at: &Plane<'_>,
+    cpml: &[CpmlLayer],
+) -> Result<LineProbe, ModelError> {
+    let g = at.grid;
+    let names = ["x", "y", "z"];
+    let e = p.axis;
+    let u = 3 - e - axis;
+    let d = g.d[axis];
+    let feed = p.edges[0][axis];
+    let (lo, mut hi) = bounds(&p.edges, usize::MAX);
+    hi[e] += 1;
+    // The guide's broad side: the feed's columns are one node inside each wall.
+    let (u0, u1) = (lo[u] - 1, hi[u] + 1);
+    let width = (u1 - u0) as f64 * g.d[u];
+    let height = (hi[e] - lo[e]) as f64 * g.d[e];
+    let k0 = match measure {
+        Some(m) => (m / d).round().max(2.0) as i64,
+        None => ((2.5 * width.max(height) / d).ceil() as i64).max(5),
+    };
+    let span = quarter_wave(at, f_max, d);
+    let s = sign as i64;
+    let node = |k: i64| feed as i64 + s * k;
+    let (first, last) = (node(k0 - 1), node(k0 + span + 1));
+    let (inner_lo, inner_hi) = interior(g, cpml, axis);
+    if first.min(last) < inner_lo as i64 || first.max(last) > inner_hi as i64 {
+        return Err(err(
+            p,
+            format!(
+                "its guide's measurement planes ({} = {} … {} m) leave the domain's interior along {} (CPML included); \
+                 give a smaller `measure` or a longer guide",
+                names[axis],
+                fmt(first as f64 * d),
+                fmt(last as f64 * d),
+                names[axis]
+            ),
+        ));
+    }
+    // The walls: every node on the cross-section's rim is on a conductor, no E edge
+    // inside it is (an empty guide between the port's corners).
+    let walls = |plane: usize| -> Result<(), ModelError> {
+        for a in u0..=u1 {
+            for b in lo[e]..=hi[e] {
+                let mut q = [0usize; 3];
+                q[axis] = plane;
+                q[u] = a;
+                q[e] = b;
+                let rim = a == u0 || a == u1 || b == lo[e] || b == hi[e];
+                let qi = q.map(|x| x as i64);
+                if rim && !at.conductor(qi) {
+                    return Err(err(
+                        p,
+                        format!(
+                            "no guide wall at {} m in the measurement plane {} = {} m: a waveguide port's start and end \
+                             are the guide's inner corners, and the guide must run past the measurement planes",
+                            fmt3(q, g),
+                            names[axis],
+                            fmt(plane as f64 * d)
+                        ),
+                    ));
+                }
+                if !rim && b < hi[e] && at.pec_edge(e, qi) {
+                    return Err(err(
+                        p,
+                        format!(
+                            "a conductor inside the guide at {} m in the measurement plane",
+                            fmt3(q, g)
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    let planes = [node(k0), node(k0 + span)].map(|x| x as usize);
+    for k in [k0 - 1, k0, k0 + 1, k0 + span - 1, k0 + span, k0 + span + 1] {
+        walls(node(k) as usize)?;
+    }
+    let weight = |a: usize| 2.0 / width * (std::f64::consts::PI * (a - u0) as f64 * g.d[u] / width).sin() * g.d[u];
+    // V: −∫E_e de per column (E from start to end along e: the port's sign).
+    let mut v = [Vec::new(), Vec::new()];
+    let mut v_w = Vec::new();
+    for (k, &plane) in planes.iter().enumerate() {
+        for a in u0 + 1..u1 {
+            for b in lo[e]..hi[e] {
+                let mut q = [0usize; 3];
+                q[axis] = plane;
+                q[u] = a;
+                q[e] = b;
+                v[k].push(q);
+                if k == 0 {
+                    v_w.push(-p.sign * g.d[e] * weight(a));
+                }
+            }
+        }
+    }
+    // I: Σ w·∫H_u de; power along +line is (e × u)·linê · E_e·H_u > 0 ⇔ …, so the sign
+    // that makes a forward wave's I have V's sign is −(ê × û)·(line direction)·(port sign).
+    let cross = {
+        let mut c = [0.0f64; 3];
+        let (ev, uv) = (unit(e), unit(u));
+        c[0] = ev[1] * uv[2] - ev[2] * uv[1];
+        c[1] = ev[2] * uv[0] - ev[0] * uv[2];
+        c[2] = ev[0] * uv[1] - ev[1] * uv[0];
+        c[axis]
+    };
+    let h_sign = -cross * sign * p.sign;
+    let hu = Component::ALL[3 + u];
+    let loops = |plane: usize| -> Vec<(Component, [usize; 3], f64)> {
+        let mut out = Vec::new();
+        for half in [plane.min(node_at(plane, -s)), plane.min(node_at(plane, s))] {
+            for a in u0 + 1..u1 {
+                for b in lo[e]..hi[e] {
+                    let mut q = [0usize; 3];
+                    q[axis] = half;
+                    q[u] = a;
+                    q[e] = b;
+                    out.push((hu, q, 0.5 * h_sign * g.d[e] * weight(a)));
+                }
+            }
+        }
+        out
+    };
+    let (mut clo, mut chi) = (lo, hi);
+    clo[u] = u0;
+    chi[u] = u1;
+    clo[axis] = planes[0];
+    chi[axis] = planes[0];
+    Ok(LineProbe {
+        axis,
+        sign,
+        spacing: span as f64 * d,
+        offset: k0 as f64 * d,
+        i: [loops(planes[0]), loops(planes[1])],
+        v,
+        v_w,
+        conductor: (clo, chi),
+        to_line: true,
+        te10: true,
+    })
+}
+
+fn unit(a: usize) -> [f64; 3] {
+    let mut v = [0.0; 3];
+    v[a] = 1.0;
+    v
+}
+
+/// The node one step from `plane` toward `s` (±1).
+fn node_at(plane: usize, s: i64) -> usize {
+    (plane as i64 + s) as usize
 }
 
 /// Node bounds of a set of nodes (the `skip` axis's entries are those of the first).

@@ -383,7 +383,16 @@ fn port(
     mat: &mut [Vec<u16>; 6],
 ) -> Result<(PortModel, Vec<PointSource>), ModelError> {
     let a = p.axis;
-    let (lo, hi, sign) = span(p.start, p.end, a, grid);
+    let (mut lo, mut hi, sign) = span(p.start, p.end, a, grid);
+    if let Some(l) = p.line.filter(|l| l.te10) {
+        // A waveguide port's start and end are the guide's inner corners: its feed's
+        // columns stop one node short of the side walls (E along the axis is zero there).
+        let w = 3 - a - l.axis;
+        if hi[w] >= lo[w] + 2 {
+            lo[w] += 1;
+            hi[w] -= 1;
+        }
+    }
     check_faces("port", &p.name, a, lo, hi, grid)?;
     let list = edges(a, lo, hi);
     let n = hi[a] - lo[a];
