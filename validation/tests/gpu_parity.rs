@@ -137,7 +137,14 @@ fn compare(name: &str, model: &Model, cpu: &MemorySink, gpu: &MemorySink) -> (Wo
             let d = c.iter().zip(g).map(|(x, y)| (x - y).powi(2)).sum::<f64>().sqrt();
             let yard = norm64(c).max(0.01 * scale[e]);
             let err = if yard > 0.0 { d / yard } else { d };
-            let what = format!("port {} {what}", model.ports[k].name);
+            // Pairs past the ports are line ports' planes (`Model::line_pairs`).
+            let what = match model.ports.get(k) {
+                Some(p) => format!("port {} {what}", p.name),
+                None => {
+                    let (q, plane) = model.line_pairs()[k - model.ports.len()];
+                    format!("port {} plane {} {what}", model.ports[q].name, ["a", "b"][plane])
+                }
+            };
             assert!(
                 err <= TOLERANCE,
                 "{name}: {what}: error {err:.3e} (bound {TOLERANCE:.0e})"
