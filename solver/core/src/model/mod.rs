@@ -72,6 +72,11 @@ pub struct Model {
     pub drive_each: bool,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
+    /// The thin-wire correction's H samples (wires with a `radius`; `thin.rs`), applied by
+    /// the `thin_wire` pass.
+    pub wire_h: Vec<thin::HFix>,
+    /// Per wire with a `radius`: its correction in summary (`fdtd check`).
+    pub wires: Vec<thin::WireFix>,
 }
 
 #[derive(Debug, Error)]
@@ -131,6 +136,8 @@ impl Model {
             decay_db: self.decay_db,
             drive_each: self.drive_each,
             resolution: self.resolution,
+            wire_h: self.wire_h.clone(),
+            wires: self.wires.clone(),
         }
     }
 
@@ -178,6 +185,17 @@ impl Model {
             lumped,
             sources: port_sources,
         } = lumped::build(scene, &grid, &mut coefs, &mut mat)?;
+        // Wires with a radius: the thin-wire correction's H samples, on the final edges.
+        let gaps: Vec<thin::Edge> = ports
+            .iter()
+            .flat_map(|p| p.edges.iter().map(|&index| thin::Edge { axis: p.axis, index }))
+            .chain(
+                lumped
+                    .iter()
+                    .flat_map(|l| l.edges.iter().map(|&index| thin::Edge { axis: l.axis, index })),
+            )
+            .collect();
+        let (wire_h, wires) = thin::wire_fixes(scene, &grid, &coefs, &mat, &cpml, &gaps);
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
         sources.extend(port_sources);
@@ -202,6 +220,8 @@ impl Model {
             decay_db: scene.decay_db(),
             drive_each: scene.drive_each,
             resolution,
+            wire_h,
+            wires,
         };
         Ok(model)
     }
