@@ -65,26 +65,6 @@ pub(super) fn fdtd_resonance(cx: &mut Ctx, d: f64, arm: usize, radius: Option<f6
         .ports
         .first()
         .ok_or_else(|| CaseError::Failed("no port result".into()))?;
-    if std::env::var_os("WIRE_DEBUG").is_some() {
-        let l = (2 * arm + 1) as f64 * d;
-        for (i, f) in port.freq.iter().enumerate().step_by(30) {
-            let zm = wire_mom::dipole_impedance_gap(
-                l,
-                radius.unwrap_or(wire_mom::FDTD_WIRE_RADIUS * d),
-                d,
-                *f,
-                wire_mom::fdtd_segments(l, d),
-            );
-            cx.log(format!(
-                "  r {radius:?} f {:.3} GHz: FDTD Z {:.2}{:+.2}j  MoM {:.2}{:+.2}j",
-                f / 1e9,
-                port.z[i].re,
-                port.z[i].im,
-                zm.re,
-                zm.im
-            ));
-        }
-    }
     ports::summarize(port)
         .resonances
         .iter()
@@ -101,7 +81,7 @@ pub fn mom_resonance(d: f64, arm: usize, radius: f64) -> Result<(f64, f64), Case
 }
 
 /// Per radius (and the bare wire): the resonance against the MoM's.
-fn at(cx: &mut Ctx, d: f64, arm: usize) -> Result<Vec<(f64, f64, f64, f64, f64)>, CaseError> {
+fn at(cx: &mut Ctx, d: f64, arm: usize, radii: &[f64]) -> Result<Vec<(f64, f64, f64, f64, f64)>, CaseError> {
     let l = (2 * arm + 1) as f64 * d;
     let label = format!("{:.0} mm cells, L = {:.0} mm", d * 1e3, l * 1e3);
     let (fb, rb) = fdtd_resonance(cx, d, arm, None)?;
@@ -113,7 +93,7 @@ fn at(cx: &mut Ctx, d: f64, arm: usize) -> Result<Vec<(f64, f64, f64, f64, f64)>
         100.0 * (fb / fbm - 1.0)
     ));
     let mut out = Vec::new();
-    for r in RADII {
+    for &r in radii {
         let (f, rr) = fdtd_resonance(cx, d, arm, Some(r * d))?;
         let (fm, rm) = mom_resonance(d, arm, r * d)?;
         // The shift from the bare wire, FDTD against MoM: the O(Δ) bias of the gap and
@@ -134,26 +114,60 @@ fn at(cx: &mut Ctx, d: f64, arm: usize) -> Result<Vec<(f64, f64, f64, f64, f64)>
     Ok(out)
 }
 
-/// The case (bounds argued in docs/validation.md).
+/// The bound on the resonance shift's error (see [`run`]).
+pub const SHIFT_BOUND: f64 = 0.006;
+
+/// A 147 mm dipole in 3 mm cells (49 cells, λ/2 near 0.95 GHz at 35 cells per
+/// wavelength), bare and with radius 0.05, 0.2 and 0.45 Δ, against the MoM with the
+/// same radius and a one-cell gap (segments of half a cell). The four runs take ~8 s
+/// on two cores; the quick size runs the bare and the 0.45 Δ wire (for a software GPU).
+///
+/// Bounds:
+/// * **Resonance shift** from the bare wire, FDTD against MoM
+///   (`(f/f_bare)/(f_MoM/f_MoM(0.1985 Δ)) − 1`): the O(Δ) error of the gap and the open
+///   ends (−1.8 % at 3 mm for the bare wire, the bound of `antenna-half-wave`) is common
+///   to the four runs and cancels, leaving the correction's own error: the contour model
+///   assumes a 1/ρ field across the cell around the wire, which the lattice field
+///   follows only approximately, and not at the ends. Bound 0.6 %, about a third of the
+///   largest MoM shift (1.6 %): the correction must carry at least two thirds of the
+///   radius effect, in the right direction. Measured and refined in docs/validation.md.
+/// * **|f_res/f_MoM − 1|**: the bare wire's O(Δ) bias (1.8 %, bounded by 0.8 %/mm +
+///   0.3 % = 2.7 % in `antenna-half-wave`) plus the shift bound: 3.3 %.
+/// * **R at resonance**: the MoM gives 71.9–72.6 Ω across the radii; the FDTD matches it
+///   within 0.2 Ω (the feed gap corrected with its wire; without that the thin and
+///   thick wires read 45 and 117 Ω): bound 2 Ω.
+///
+/// `FDTD_WIRE_CELL` (m) runs another cell size (the dipole's length kept near 147 mm),
+/// for the convergence check in docs/validation.md.
 fn run(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(CASE.name, spec, size);
-    let (d, arm) = (3e-3, 24);
-    for (r, ferr, shift, rr, rm) in at(&mut cx, d, arm)? {
+    let d: f64 = std::env::var("FDTD_WIRE_CELL")
+        .ok()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(3e-3);
+    let arm = (0.0735 / d - 0.5).round() as usize;
+    // Quick (the GPU's cargo test on a software device): the thick wire only, which
+    // exercises every part (edges, the feed gap, the shortened step).
+    let radii: &[f64] = match size {
+        Size::Quick => &RADII[2..],
+        Size::Full => &RADII,
+    };
+    for (r, ferr, shift, rr, rm) in at(&mut cx, d, arm, radii)? {
         cx.check(
             format!("radius {r} Δ: |resonance shift − MoM shift|"),
-            Bound::AtMost(0.003),
+            Bound::AtMost(SHIFT_BOUND),
             shift.abs(),
             "",
         );
         cx.check(
             format!("radius {r} Δ: |f_res / f_MoM − 1|"),
-            Bound::AtMost(0.03),
+            Bound::AtMost(0.033),
             ferr.abs(),
             "",
         );
         cx.check(
             format!("radius {r} Δ: |R_res − R_MoM|"),
-            Bound::AtMost(3.0),
+            Bound::AtMost(2.0),
             (rr - rm).abs(),
             "Ω",
         );

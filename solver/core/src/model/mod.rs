@@ -77,6 +77,9 @@ pub struct Model {
     pub wire_h: Vec<thin::HFix>,
     /// Per wire with a `radius`: its correction in summary (`fdtd check`).
     pub wires: Vec<thin::WireFix>,
+    /// `(requested, used)` Courant factor when a thick wire's feed gap made the time step
+    /// shorter than the scene asked for ([`thin::gap_courant`]).
+    pub wire_courant: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Error)]
@@ -138,6 +141,7 @@ impl Model {
             resolution: self.resolution,
             wire_h: self.wire_h.clone(),
             wires: self.wires.clone(),
+            wire_courant: self.wire_courant,
         }
     }
 
@@ -154,6 +158,20 @@ impl Model {
         if !(courant > 0.0 && courant <= 1.0) {
             return Err(ModelError::Courant(courant));
         }
+        let model = Model::discretize_at(scene, courant)?;
+        // A thick wire's feed gap stiffens the update: a shorter step keeps it stable.
+        match thin::gap_courant(&model.grid, &model.wire_h) {
+            Some(limit) if limit < courant => {
+                let mut model = Model::discretize_at(scene, limit)?;
+                model.wire_courant = Some((courant, limit));
+                Ok(model)
+            }
+            _ => Ok(model),
+        }
+    }
+
+    /// [`Model::discretize`] with the Courant factor `courant`.
+    fn discretize_at(scene: &Scene, courant: f64) -> Result<Model, ModelError> {
         let grid = Grid::new(scene.domain.cells, scene.domain.cell_size, courant, scene.time.end);
         if grid.n.contains(&0) {
             return Err(ModelError::TooSmall(grid.n));
@@ -222,6 +240,7 @@ impl Model {
             resolution,
             wire_h,
             wires,
+            wire_courant: None,
         };
         Ok(model)
     }

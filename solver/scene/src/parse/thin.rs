@@ -193,6 +193,16 @@ mod tests {
                 10,
             ),
             (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0, 0, 0], [0.01, 0, 0]]\nradius = 5e-4\n",
+                &[
+                    "objects[0].radius: radius",
+                    "is not below half the cell across the wire",
+                    "help: describe a wire this thick as a cylinder",
+                ],
+                12,
+                10,
+            ),
+            (
                 "shape = \"wire\"\nmaterial = \"pec\"\nmin = [0, 0, 0]\n",
                 &["objects[0].min: \"min\" does not apply to a wire", "help: a wire takes \"points\", \"radius\""],
                 11,
