@@ -41,12 +41,16 @@
 //! chain. Both forms have the same r0-dependence (f ∝ 1/ln(Δ/r0)); they differ by a
 //! constant ratio 2/ln(1/0.1985) = 1.24, and the plain form makes a wire of r0 =
 //! e⁻²·Δ = 0.135·Δ the bare chain, which the 3-D lattice analysis and the MoM comparison
-//! (`validation/src/cases/wire_radius.rs`, docs/validation.md) put at 0.1985·Δ instead.
+//! (`validation/src/cases/wire_radius.rs`, docs/antennas.md "Thin-wire radius") put at
+//! 0.1985·Δ instead.
 //!
 //! The correction is an `AfterH` pass (`passes::thin_wire`): `H += (f − 1)·c·E_nb` per
 //! corrected H sample, c the H sample's own curl coefficient of that term (its material's
 //! `db`, divided by the cell size along the neighbour's direction, so nonuniform cells
-//! and μr ≠ 1 are honoured). Corrected are the H samples whose four stencil E edges hold
+//! and μr ≠ 1 are honoured). A feed gap (a port or lumped element edge continuing a
+//! corrected wire) is corrected with the wire, its own E entering the contour:
+//! `H += (f − 1)·c·(E_nb − E_gap)`; its loop is then a stiffer local mode, and
+//! [`gap_courant`] shortens the step where it needs. Corrected are the H samples whose four stencil E edges hold
 //! exactly one wire edge (of any chain: wires, thin boxes, thin cylinders), that edge
 //! belonging to a wire with a radius, and whose neighbour E is not PEC: straight runs
 //! and the inner samples of staircases; at a corner (bend, staircase step) the H sample
