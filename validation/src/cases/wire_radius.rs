@@ -80,8 +80,11 @@ pub fn mom_resonance(d: f64, arm: usize, radius: f64) -> Result<(f64, f64), Case
         .ok_or_else(|| CaseError::Failed(format!("no MoM resonance in 0.7-1.3 GHz (radius {radius} m)")))
 }
 
+/// Per radius (cells): the radius, f/f_MoM − 1, the shift's error, R and the MoM's R.
+type Row = (f64, f64, f64, f64, f64);
+
 /// Per radius (and the bare wire): the resonance against the MoM's.
-fn at(cx: &mut Ctx, d: f64, arm: usize, radii: &[f64]) -> Result<Vec<(f64, f64, f64, f64, f64)>, CaseError> {
+fn at(cx: &mut Ctx, d: f64, arm: usize, radii: &[f64]) -> Result<Vec<Row>, CaseError> {
     let l = (2 * arm + 1) as f64 * d;
     let label = format!("{:.0} mm cells, L = {:.0} mm", d * 1e3, l * 1e3);
     let (fb, rb) = fdtd_resonance(cx, d, arm, None)?;
