@@ -366,6 +366,7 @@ fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
         "dispersive-drude-slab",
         "source-current",
         "source-hard",
+        "wire-radius",
     ] {
         let row = stdout
             .lines()

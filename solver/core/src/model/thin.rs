@@ -50,9 +50,10 @@
 //! and μr ≠ 1 are honoured). A feed gap (a port or lumped element edge continuing a
 //! corrected wire) is corrected with the wire, its own E entering the contour:
 //! `H += (f − 1)·c·(E_nb − E_gap)`; its loop is then a stiffer local mode, and
-//! [`gap_courant`] shortens the step where it needs. Corrected are the H samples whose four stencil E edges hold
-//! exactly one wire edge (of any chain: wires, thin boxes, thin cylinders), that edge
-//! belonging to a wire with a radius, and whose neighbour E is not PEC: straight runs
+//! [`gap_courant`] shortens the step where it needs. Corrected are the H samples whose
+//! four stencil E edges hold exactly one wire edge (of any chain: wires, thin boxes,
+//! thin cylinders, or a feed gap), that edge belonging to a wire with a radius, and
+//! whose neighbour E is not PEC: straight runs
 //! and the inner samples of staircases; at a corner (bend, staircase step) the H sample
 //! inside the corner touches two wire edges and keeps the plain update, as does a
 //! sample inside a CPML layer. A wire without `radius` is untouched (bit-identical).
