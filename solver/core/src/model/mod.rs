@@ -162,6 +162,8 @@ impl Model {
         // A thick wire's feed gap stiffens the update: a shorter step keeps it stable.
         match thin::gap_courant(&model.grid, &model.wire_h) {
             Some(limit) if limit < courant => {
+                // Four digits, rounded down (what `fdtd check` prints).
+                let limit = (limit * 1e4).floor() / 1e4;
                 let mut model = Model::discretize_at(scene, limit)?;
                 model.wire_courant = Some((courant, limit));
                 Ok(model)

@@ -408,13 +408,12 @@ fn a_feed_gap_continuing_a_wire_is_corrected_with_it_and_a_thick_one_shortens_th
     let (_, m) = model(&dipole(4.5e-4));
     let (asked, used) = m.wire_courant.expect("a shorter step");
     let f = contour_factor(1e-3, 4.5e-4);
+    let limit = (GAP_STABILITY / f).sqrt();
     assert!(
-        (asked - 0.99).abs() < 1e-12 && (used - (GAP_STABILITY / f).sqrt()).abs() < 1e-9,
+        (asked - 0.99).abs() < 1e-12 && used <= limit && used > limit - 1e-4,
         "{used}"
     );
     assert!((m.grid.courant - used).abs() < 1e-12);
-    assert_eq!(
-        gap_courant(&m.grid, &m.wire_h).map(|s| (s * 1e9).round()),
-        Some((used * 1e9).round())
-    );
+    let again = gap_courant(&m.grid, &m.wire_h).unwrap();
+    assert!((again - limit).abs() < 1e-9, "{again}");
 }
