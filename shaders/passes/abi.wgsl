@@ -89,6 +89,9 @@ struct RegionSample {
     at: vec3<u32>,
     // Local flat index of the sample (for read_field/write_field).
     l: u32,
+    // Local strides along x and y (z: 1), to reach a neighbouring sample.
+    sx: u32,
+    sy: u32,
     // False for a thread past the last sample.
     valid: bool,
 }
@@ -121,6 +124,8 @@ fn region_sample(q: u32) -> RegionSample {
     out.region = a.w;
     out.at = vec3<u32>(a.x + di, a.y + dj, a.z + dk);
     out.l = c.x + di * c.y + dj * c.z + dk;
+    out.sx = c.y;
+    out.sy = c.z;
     out.valid = true;
     return out;
 }

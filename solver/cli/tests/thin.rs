@@ -174,3 +174,25 @@ fn the_geometry_plot_draws_thin_conductors() {
     assert_eq!(at(2, 0.010, 0.010), Some(thin));
     assert_ne!(at(2, 0.012, 0.012), Some(thin));
 }
+
+#[test]
+fn check_says_which_wires_are_corrected_for_their_radius() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first wire with a radius of 0.1 mm: its 4 edges' 16 H samples are corrected.
+    let scene = SCENE.replacen(
+        "points = [[0.010, 0.010, 0.005], [0.010, 0.010, 0.009]]\n",
+        "points = [[0.010, 0.010, 0.005], [0.010, 0.010, 0.009]]\nradius = 1e-4\n",
+        1,
+    );
+    std::fs::write(dir.path().join("s.toml"), scene).unwrap();
+    let o = fdtd(dir.path(), &["check", "s.toml", "--backend", "cpu"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    let f = (1.0f64 / 0.198_505_904_095_820_7).ln() / 10f64.ln();
+    let want =
+        format!("objects[0] (wire of \"pec\"): radius 0.0001 m corrected: thin-wire factor {f:.3} on 16 H samples");
+    assert!(out.contains(&want), "{want}\n{out}");
+    let o = fdtd(dir.path(), &["check", "s.toml", "--backend", "cpu", "--schedule"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("pass thin_wire"), "{out}");
+}

@@ -39,8 +39,17 @@ impl Engine for CpuEngine {
 
     fn plan(&self, model: &Simulation, _opts: &BackendOptions) -> Result<Target, BackendError> {
         // The CPU backend keeps the model's u16 material indices.
+        let mut plan = Plan::common(model, 2);
+        // The thin-wire pass's list: per H sample two flat indices, two components and
+        // a coefficient (`passes::thin_wire`).
+        if !model.wire_h.is_empty() {
+            plan.add(
+                format!("thin-wire corrections ({} H samples)", model.wire_h.len()),
+                40 * model.wire_h.len() as u64,
+            );
+        }
         Ok(Target {
-            plan: Plan::common(model, 2),
+            plan,
             device: "cpu".into(),
             software: false,
         })

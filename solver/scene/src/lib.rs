@@ -564,7 +564,8 @@ pub enum Shape {
     },
     /// A thin PEC wire along a polyline (at least 2 points, m): it covers no cells, it
     /// becomes the E edges of the grid path nearest to it (`fdtd_core::model` `thin`).
-    /// `radius` (m) is informational.
+    /// `radius` (m), below half the cell across it: the thin-wire correction makes the wire
+    /// behave as that radius (`fdtd_core::model::thin`); without it, about 0.2 cell.
     Wire {
         points: Vec<[f64; 3]>,
         radius: Option<f64>,

@@ -696,7 +696,7 @@ fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3]
             .hint("for a lossy or dielectric conductor use a box or cylinder at least one cell thick"));
     }
     let shape = match shape_name {
-        "wire" => thin::wire(t, size)?,
+        "wire" => thin::wire(t, size, cell)?,
         "plate" => thin::plate(t, cell)?,
         "box" => {
             let min = t.req("min")?.vec3()?;

@@ -32,6 +32,7 @@ pub mod lossy;
 pub mod monitors;
 pub mod ports;
 pub mod sources;
+pub mod wire_radius;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
 /// without depending on the facade).
@@ -280,6 +281,7 @@ pub struct Case {
 pub const ALL: &[Case] = &[
     antenna::HERTZ,
     antenna::HALF_WAVE,
+    wire_radius::CASE,
     images::MONOPOLE,
     images::HALF_MODEL,
     images::POLARIZATION,

@@ -468,7 +468,7 @@ pub fn fdtd_wire_resonance(length: f64, cell: f64, f_lo: f64, f_hi: f64) -> Opti
 }
 
 /// Even number of segments of about half a cell.
-fn fdtd_segments(length: f64, cell: f64) -> usize {
+pub fn fdtd_segments(length: f64, cell: f64) -> usize {
     (((length / cell).round() as usize).max(2)) * 2
 }
 

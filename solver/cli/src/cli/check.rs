@@ -129,6 +129,12 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
     for c in &objects {
         outln!("  {:<32} {}", c.label(), c.amount());
     }
+    for w in &model.wires {
+        outln!(
+            "  {}",
+            fdtd::model::thin::describe_fix(w, objects.get(w.object).map(|c| c.label()))
+        );
+    }
 
     let port_edges = model.sources.iter().filter(|s| s.name.starts_with("port ")).count();
     outln!("sources ({})", model.sources.len() - port_edges);
@@ -443,9 +449,15 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
     let objects: Vec<Value> = fdtd::model::thin::coverage(&scene, g)
         .iter()
         .map(|c| {
+            let wire = model.wires.iter().find(|w| w.object == c.index).map(|w| {
+                json!({
+                    "radius": w.radius, "factor_min": w.factor.0, "factor_max": w.factor.1,
+                    "corrected_h": w.samples, "plain_h": w.skipped, "gaps": w.gaps,
+                })
+            });
             json!({
                 "index": c.index, "shape": c.shape, "material": c.material, "thin": c.thin,
-                "cells": c.cells, "edges": c.edges, "empty": c.is_empty(),
+                "cells": c.cells, "edges": c.edges, "empty": c.is_empty(), "wire_correction": wire,
             })
         })
         .collect();

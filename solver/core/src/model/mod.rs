@@ -73,6 +73,14 @@ pub struct Model {
     pub drive_each: bool,
     /// Highest significant source frequency (Hz) and cells per wavelength there (min over materials).
     pub resolution: Option<(f64, f64)>,
+    /// The thin-wire correction's H samples (wires with a `radius`; `thin.rs`), applied by
+    /// the `thin_wire` pass.
+    pub wire_h: Vec<thin::HFix>,
+    /// Per wire with a `radius`: its correction in summary (`fdtd check`).
+    pub wires: Vec<thin::WireFix>,
+    /// `(requested, used)` Courant factor when a thick wire's feed gap made the time step
+    /// shorter than the scene asked for ([`thin::gap_courant`]).
+    pub wire_courant: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Error)]
@@ -132,6 +140,9 @@ impl Model {
             decay_db: self.decay_db,
             drive_each: self.drive_each,
             resolution: self.resolution,
+            wire_h: self.wire_h.clone(),
+            wires: self.wires.clone(),
+            wire_courant: self.wire_courant,
         }
     }
 
@@ -166,6 +177,22 @@ impl Model {
         if !(courant > 0.0 && courant <= 1.0) {
             return Err(ModelError::Courant(courant));
         }
+        let model = Model::discretize_at(scene, courant)?;
+        // A thick wire's feed gap stiffens the update: a shorter step keeps it stable.
+        match thin::gap_courant(&model.grid, &model.wire_h) {
+            Some(limit) if limit < courant => {
+                // Four digits, rounded down (what `fdtd check` prints).
+                let limit = (limit * 1e4).floor() / 1e4;
+                let mut model = Model::discretize_at(scene, limit)?;
+                model.wire_courant = Some((courant, limit));
+                Ok(model)
+            }
+            _ => Ok(model),
+        }
+    }
+
+    /// [`Model::discretize`] with the Courant factor `courant`.
+    fn discretize_at(scene: &Scene, courant: f64) -> Result<Model, ModelError> {
         let grid = Grid::new(scene.domain.cells, scene.domain.cell_size, courant, scene.time.end);
         if grid.n.contains(&0) {
             return Err(ModelError::TooSmall(grid.n));
@@ -206,6 +233,17 @@ impl Model {
             mat: &mat,
         };
         line::attach(&scene.ports, f_max, &mut ports, &lattice, &cpml)?;
+        // Wires with a radius: the thin-wire correction's H samples, on the final edges.
+        let gaps: Vec<thin::Edge> = ports
+            .iter()
+            .flat_map(|p| p.edges.iter().map(|&index| thin::Edge { axis: p.axis, index }))
+            .chain(
+                lumped
+                    .iter()
+                    .flat_map(|l| l.edges.iter().map(|&index| thin::Edge { axis: l.axis, index })),
+            )
+            .collect();
+        let (wire_h, wires) = thin::wire_fixes(scene, &grid, &coefs, &mat, &cpml, &gaps);
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
         sources.extend(port_sources);
@@ -230,6 +268,9 @@ impl Model {
             decay_db: scene.decay_db(),
             drive_each: scene.drive_each,
             resolution,
+            wire_h,
+            wires,
+            wire_courant: None,
         };
         Ok(model)
     }

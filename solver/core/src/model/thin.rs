@@ -26,9 +26,38 @@
 //! thin conductor cannot be removed by another object.
 //!
 //! A wire one edge wide has an effective radius of about 0.2·Δ (Δ the cell size across
-//! it: 0.1985·Δ on a cubic lattice, published values 0.135–0.23·Δ; see
-//! `validation/src/reference/wire_mom.rs`); a wire's `radius` is informational.
-use super::{CoefTable, Grid};
+//! it: 0.1985·Δ on a cubic lattice, [`LATTICE_WIRE_RADIUS`], published values
+//! 0.135–0.23·Δ; see `validation/src/reference/wire_mom.rs`).
+//!
+//! **Thin-wire radius** ([`wire_fixes`]). A `wire` with a `radius` r0 gets the in-cell
+//! (contour-path) correction of Umashankar, Taflove and Beker (IEEE TAP 35(11), 1987;
+//! Taflove & Hagness, *Computational Electrodynamics*, thin wires): near the wire H_φ
+//! and the radial E vary as 1/ρ, so Faraday's law on the contour from the wire's surface
+//! (ρ = r0) to the next node (ρ = Δ) gives, for an H sample circling a wire edge,
+//! `μ ∂H/∂t = (2/ln(Δ/r0))·E_nb/Δ − (radial term, unchanged)`: the coefficient of the
+//! parallel E at the neighbouring node (E_nb) is multiplied by `2/ln(Δ/r0)`. This solver
+//! uses the *calibrated* form of that factor, `f = ln(Δ/a)/ln(Δ/r0)` with a = 0.1985·Δ
+//! the bare lattice wire's own radius, so that a wire with r0 = a is the uncorrected
+//! chain. Both forms have the same r0-dependence (f ∝ 1/ln(Δ/r0)); they differ by a
+//! constant ratio 2/ln(1/0.1985) = 1.24, and the plain form makes a wire of r0 =
+//! e⁻²·Δ = 0.135·Δ the bare chain, which the 3-D lattice analysis and the MoM comparison
+//! (`validation/src/cases/wire_radius.rs`, docs/antennas.md "Thin-wire radius") put at
+//! 0.1985·Δ instead.
+//!
+//! The correction is an `AfterH` pass (`passes::thin_wire`): `H += (f − 1)·c·E_nb` per
+//! corrected H sample, c the H sample's own curl coefficient of that term (its material's
+//! `db`, divided by the cell size along the neighbour's direction, so nonuniform cells
+//! and μr ≠ 1 are honoured). A feed gap (a port or lumped element edge continuing a
+//! corrected wire) is corrected with the wire, its own E entering the contour:
+//! `H += (f − 1)·c·(E_nb − E_gap)`; its loop is then a stiffer local mode, and
+//! [`gap_courant`] shortens the step where it needs. Corrected are the H samples whose
+//! four stencil E edges hold exactly one wire edge (of any chain: wires, thin boxes,
+//! thin cylinders, or a feed gap), that edge belonging to a wire with a radius, and
+//! whose neighbour E is not PEC: straight runs
+//! and the inner samples of staircases; at a corner (bend, staircase step) the H sample
+//! inside the corner touches two wire edges and keeps the plain update, as does a
+//! sample inside a CPML layer. A wire without `radius` is untouched (bit-identical).
+use super::{CoefTable, CpmlLayer, Grid};
 use crate::scene::{MaterialKind, Scene, Shape};
 
 /// One E sample on a cell edge: the component axis (0 = Ex, 1 = Ey, 2 = Ez) and its index.
@@ -366,8 +395,308 @@ pub(super) fn apply(scene: &Scene, grid: &Grid, coefs: &mut CoefTable, mat: &mut
     }
 }
 
-/// Warnings about objects: one that leaves no trace on the grid, a wire radius that a
-/// cylinder would describe better.
+/// Equivalent radius, in cells, of a wire of one line of PEC E edges on a cubic Yee
+/// lattice: `e^{−γ}/(2√2)` (`validation/src/reference/wire_mom.rs`, `FDTD_WIRE_RADIUS`).
+pub const LATTICE_WIRE_RADIUS: f64 = 0.198_505_904_095_820_7;
+
+/// The smallest wire radius (in cells) the thin-wire correction is validated for; a
+/// smaller one draws a warning.
+pub const MIN_VALIDATED_RADIUS: f64 = 0.05;
+
+/// The largest wire radius (in cells across the wire) the scene accepts: the contour
+/// model assumes the wire inside the cell around its edge (the scene refuses r ≥ ½ Δ).
+pub const MAX_RADIUS: f64 = 0.5;
+
+/// The thin-wire factor of the curl term of the parallel E at the neighbouring node, for
+/// a wire of radius `r0` and cell size `d` towards that node (see the module doc): the
+/// calibrated contour-path factor `ln(1/0.1985)/ln(d/r0)`.
+pub fn contour_factor(d: f64, r0: f64) -> f64 {
+    (1.0 / LATTICE_WIRE_RADIUS).ln() / (d / r0).ln()
+}
+
+/// One H sample the thin-wire correction acts on: after the H update,
+/// `H[h][at] += coef·(E_nb − E_self)`, E_nb the wire's parallel E at the neighbouring
+/// node and E_self the E of the edge the H sample circles, counted only for a feed gap
+/// (a PEC wire edge has E_self = 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HFix {
+    /// H component (3..5, `Component::index`) and its sample.
+    pub h: usize,
+    pub at: [usize; 3],
+    /// E component (0..2): the wire's axis.
+    pub e: usize,
+    /// The axis from the wire to the neighbour.
+    pub dir: usize,
+    /// The neighbour is at `at + e_dir` (the circled edge at `at`), else at `at` (the
+    /// circled edge at `at + e_dir`).
+    pub plus: bool,
+    /// The circled edge is a feed gap (a port or lumped element continuing the wire).
+    pub gap: bool,
+    /// `(f − 1)·s·db/Δ_dir`: s the sign of E_nb's term in the H update.
+    pub coef: f32,
+    /// f − 1.
+    pub factor_minus_one: f64,
+}
+
+impl HFix {
+    /// The neighbour E sample's grid index.
+    pub fn nb_at(&self) -> [usize; 3] {
+        let mut n = self.at;
+        if self.plus {
+            n[self.dir] += 1;
+        }
+        n
+    }
+
+    /// The circled edge's grid index.
+    pub fn self_at(&self) -> [usize; 3] {
+        let mut n = self.at;
+        if !self.plus {
+            n[self.dir] += 1;
+        }
+        n
+    }
+}
+
+/// A wire with a radius, as corrected: for `fdtd check`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WireFix {
+    /// Index in `scene.objects`.
+    pub object: usize,
+    pub radius: f64,
+    /// Smallest and largest factor f over its corrected samples (they differ with the
+    /// cell size towards the neighbour).
+    pub factor: (f64, f64),
+    /// Corrected H samples, and the H samples around its edges left plain (corners,
+    /// ends against other conductors, CPML).
+    pub samples: usize,
+    pub skipped: usize,
+    /// Feed-gap edges (ports, lumped elements) continuing it, corrected with it.
+    pub gaps: usize,
+}
+
+/// The thin-wire corrections of every wire with a `radius` (see the module doc), after
+/// all edges are stamped: the H samples and, per wire, a summary. `gaps` are the E
+/// edges of ports and lumped elements `(axis, index)`: one that continues a corrected
+/// wire along its axis is corrected as part of it (its H loop circles a tube of the
+/// wire's radius, with the gap's field on its surface).
+pub(super) fn wire_fixes(
+    scene: &Scene,
+    grid: &Grid,
+    coefs: &CoefTable,
+    mat: &[Vec<u16>; 6],
+    cpml: &[CpmlLayer],
+    gaps: &[Edge],
+) -> (Vec<HFix>, Vec<WireFix>) {
+    let radius_of = |i: usize| match &scene.objects[i].shape {
+        Shape::Wire { radius: Some(r), .. } => Some(*r),
+        _ => None,
+    };
+    if !(0..scene.objects.len()).any(|i| radius_of(i).is_some()) {
+        return (Vec::new(), Vec::new());
+    }
+    let stamps = stamps(scene, grid);
+    // Every chain edge (wires of any kind, thin boxes and cylinders), and the corrected
+    // wires' edges with their wire (the first in scene order).
+    let mut chain = std::collections::HashSet::new();
+    let mut owner = std::collections::HashMap::new();
+    let mut wires = Vec::new();
+    for (obj, s) in &stamps {
+        if let Stamp::Chain(edges) = s {
+            chain.extend(edges.iter().copied());
+            if let Some(r0) = radius_of(*obj) {
+                for e in edges {
+                    owner.entry(*e).or_insert(wires.len());
+                }
+                wires.push(WireFix {
+                    object: *obj,
+                    radius: r0,
+                    factor: (f64::INFINITY, f64::NEG_INFINITY),
+                    samples: 0,
+                    skipped: 0,
+                    gaps: 0,
+                });
+            }
+        }
+    }
+    let n = grid.n;
+    // The edges to correct around: (wire, edge, is a gap), in wire order then edge order.
+    let mut lines: Vec<(usize, Edge, bool)> = owner.iter().map(|(e, &w)| (w, *e, false)).collect();
+    for &g in gaps {
+        let w = g.axis;
+        let along = |up: bool| {
+            let mut q = g.index;
+            if up {
+                q[w] += 1;
+            } else if q[w] == 0 {
+                return None;
+            } else {
+                q[w] -= 1;
+            }
+            owner.get(&Edge { axis: w, index: q }).copied()
+        };
+        if chain.contains(&g) {
+            continue;
+        }
+        if let Some(wi) = along(false).or_else(|| along(true)) {
+            lines.push((wi, g, true));
+            wires[wi].gaps += 1;
+        }
+    }
+    lines.sort_unstable_by_key(|&(w, e, _)| (w, e));
+    lines.dedup_by_key(|l| l.1);
+    let wire_like: std::collections::HashSet<Edge> = chain.iter().copied().chain(lines.iter().map(|l| l.1)).collect();
+    let in_cpml = |at: [usize; 3]| {
+        cpml.iter()
+            .any(|l| (l.h_first..l.h_first + l.h.len()).contains(&at[l.axis]))
+    };
+    let is_pec = |e: Edge| {
+        let m = mat[e.axis][grid.idx(e.index[0], e.index[1], e.index[2])];
+        coefs.e_props[m as usize].is_none()
+    };
+    // H_a at index n: its stencil edges are E_c at n and n + e_b, E_b at n and n + e_c
+    // (b = a+1, c = a+2 mod 3), with coefficients +db/d_b, −db/d_b, −db/d_c, +db/d_c
+    // (update.rs: H_a −= db·((E_c[n+e_b] − E_c[n])/d_b − (E_b[n+e_c] − E_b[n])/d_c)).
+    let h_ok = |a: usize, at: [usize; 3]| (0..3).all(|x| if x == a { at[x] <= n[x] } else { at[x] < n[x] });
+    let stencil = |a: usize, at: [usize; 3]| {
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        let step = |x: usize| {
+            let mut q = at;
+            q[x] += 1;
+            q
+        };
+        [
+            Edge { axis: c, index: at },
+            Edge {
+                axis: c,
+                index: step(b),
+            },
+            Edge { axis: b, index: at },
+            Edge {
+                axis: b,
+                index: step(c),
+            },
+        ]
+    };
+    let mut fixes = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for &(wi, wire, gap) in &lines {
+        let w = &mut wires[wi];
+        let m = wire.index;
+        for a in (0..3).filter(|&a| a != wire.axis) {
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            // The direction (axis) of the neighbour, seen from the wire.
+            let dir = if wire.axis == c { b } else { c };
+            // Two H samples: the circled edge at n (neighbour at n + e_dir), or at
+            // n + e_dir (neighbour at n).
+            for plus in [true, false] {
+                let at = if plus {
+                    m
+                } else {
+                    if m[dir] == 0 {
+                        continue;
+                    }
+                    let mut q = m;
+                    q[dir] -= 1;
+                    q
+                };
+                if !h_ok(a, at) || !seen.insert((a, at)) {
+                    continue;
+                }
+                let mut nb = at;
+                if plus {
+                    nb[dir] += 1;
+                }
+                let nb = Edge {
+                    axis: wire.axis,
+                    index: nb,
+                };
+                let ok = (gap || is_pec(wire))
+                    && nb.index[dir] <= n[dir]
+                    && stencil(a, at).iter().filter(|e| wire_like.contains(e)).count() == 1
+                    && !is_pec(nb)
+                    && !in_cpml(at);
+                if !ok {
+                    w.skipped += 1;
+                    continue;
+                }
+                // Sign of E_nb's term in H_a's update (see the stencil above).
+                let s = if (wire.axis == c) != plus { 1.0 } else { -1.0 };
+                let db = coefs.h[mat[3 + a][grid.idx(at[0], at[1], at[2])] as usize] as f64;
+                let f = contour_factor(grid.d[dir], w.radius);
+                w.factor = (w.factor.0.min(f), w.factor.1.max(f));
+                w.samples += 1;
+                fixes.push(HFix {
+                    h: 3 + a,
+                    at,
+                    e: wire.axis,
+                    dir,
+                    plus,
+                    gap,
+                    coef: ((f - 1.0) * s * db / grid.d[dir]) as f32,
+                    factor_minus_one: f - 1.0,
+                });
+            }
+        }
+    }
+    (fixes, wires)
+}
+
+/// The largest Courant factor (of the 3-D limit) at which the corrections `fixes` on
+/// `grid` stay stable, if they limit it: `None` when they do not. Only a feed gap's
+/// corrections do: there the H loop's coupling to the gap's own E is multiplied by f as
+/// well, and a local mode of the gap edge and its loop grows above `c·Δt ≤
+/// √(GAP_STABILITY/(3f))·Δ` (Δ the cell towards the neighbour). Measured on cubic
+/// cells in a closed PEC box, 10⁵ steps: f = 1.76 runs at 0.95 and diverges at 0.99,
+/// f = 2.02 at 0.9 / 0.95, f = 2.33 at 0.85 / 0.9, i.e. a limit of about √(1.7/f); the
+/// rule's 1.6 keeps a margin. A PEC wire edge's corrections alone were stable at 0.99
+/// up to r0 = 0.499·Δ (f = 2.33).
+pub fn gap_courant(grid: &Grid, fixes: &[HFix]) -> Option<f64> {
+    let c0 = crate::C0;
+    let dt_cfl = 1.0 / (c0 * grid.d.iter().map(|d| 1.0 / (d * d)).sum::<f64>().sqrt());
+    fixes
+        .iter()
+        .filter(|f| f.gap)
+        .filter_map(|f| {
+            let factor = 1.0 + f.factor_minus_one;
+            (factor > 1.0).then(|| (GAP_STABILITY / (3.0 * factor)).sqrt() * grid.d[f.dir] / c0 / dt_cfl)
+        })
+        .reduce(f64::min)
+        .filter(|&s| s < 1.0)
+}
+
+/// One line for `fdtd check`: `objects[0] (wire of "pec"): radius 0.6 mm, thin-wire
+/// factor 1.000 on 200 H samples (4 plain: corners, ends), 1 feed-gap edge`.
+pub fn describe_fix(w: &WireFix, label: Option<String>) -> String {
+    let f = if w.samples == 0 {
+        "no H sample to correct".to_string()
+    } else if (w.factor.1 - w.factor.0).abs() < 1e-9 {
+        format!("thin-wire factor {:.3} on {} H samples", w.factor.0, w.samples)
+    } else {
+        format!(
+            "thin-wire factor {:.3}–{:.3} on {} H samples",
+            w.factor.0, w.factor.1, w.samples
+        )
+    };
+    let mut out = format!(
+        "{}: radius {} m corrected: {f}",
+        label.unwrap_or_else(|| format!("objects[{}]", w.object)),
+        crate::fmt::sig(w.radius, 4)
+    );
+    if w.skipped > 0 {
+        out += &format!(" ({} left plain: corners, ends against conductors, CPML)", w.skipped);
+    }
+    if w.gaps > 0 {
+        out += &format!(", {} feed-gap edge{} with it", w.gaps, plural(w.gaps as u64));
+    }
+    out
+}
+
+/// See [`gap_courant`].
+pub const GAP_STABILITY: f64 = 1.6;
+
+/// Warnings about objects: one that leaves no trace on the grid, a wire radius below what
+/// the thin-wire correction is validated for.
 pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
     let mut out = Vec::new();
     let dmin = grid.d.iter().copied().fold(f64::INFINITY, f64::min);
@@ -394,13 +723,15 @@ pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
             ));
         }
         if let Shape::Wire { radius: Some(r), .. } = &o.shape {
-            if *r > 0.5 * dmin {
+            if *r < MIN_VALIDATED_RADIUS * dmin {
                 out.push(format!(
-                    "{}: radius {} m is more than half a cell ({} m): a wire is one chain of grid edges, of \
-                     effective radius about 0.2 cell; describe a thick wire as a cylinder",
+                    "{}: radius {} m is below {} cell ({} m), the smallest radius the thin-wire correction is \
+                     validated for (it weakens the wire's coupling as 1/ln(Δ/r)); results for thinner wires \
+                     are extrapolated",
                     c.label(),
                     crate::fmt::sig(*r, 4),
-                    crate::fmt::sig(dmin, 4)
+                    MIN_VALIDATED_RADIUS,
+                    crate::fmt::sig(MIN_VALIDATED_RADIUS * dmin, 4)
                 ));
             }
         }

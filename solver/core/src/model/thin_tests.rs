@@ -244,7 +244,7 @@ fn coverage_counts_cells_and_edges_and_warnings_name_empty_objects() {
         "{WIRE_Z}\
          [[objects]]\nshape = \"box\"\nmaterial = \"glass\"\nmin = [0.001, 0.001, 0.001]\nmax = [0.003, 0.004, 0.002]\n\
          [[objects]]\nshape = \"box\"\nmaterial = \"glass\"\nmin = [0.002, 0.002, 0.00405]\nmax = [0.008, 0.008, 0.00435]\n\
-         [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 8e-4\npoints = [[0.001, 0.001, 0.001], [0.0012, 0.001, 0.001]]\n\
+         [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 2e-5\npoints = [[0.001, 0.001, 0.001], [0.0012, 0.001, 0.001]]\n\
          [[objects]]\nshape = \"sphere\"\nmaterial = \"pec\"\ncenter = [0.006, 0.005, 0.005]\nradius = 2e-3\n"
     );
     let (scene, m) = model(&objects);
@@ -278,7 +278,7 @@ fn coverage_counts_cells_and_edges_and_warnings_name_empty_objects() {
         "{}",
         w[1]
     );
-    assert!(w[2].contains("radius 0.0008 m is more than half a cell"), "{}", w[2]);
+    assert!(w[2].contains("m is below 0.05 cell"), "{}", w[2]);
     // The session's warnings include them.
     let all = crate::session::scene_warnings(&scene, &m);
     assert!(all.iter().any(|x| x.starts_with("objects[2]")), "{all:#?}");
@@ -303,4 +303,117 @@ fn a_current_source_on_a_wire_edge_is_warned_about() {
     let (scene, m) = model(&src("0.0075"));
     let w = crate::session::scene_warnings(&scene, &m);
     assert!(!w.iter().any(|x| x.contains("PEC edge")), "{w:#?}");
+}
+
+/// A z wire with `radius` (m) through node column (5, 4), z = 2..7 mm, on the test grid.
+fn z_wire(radius: &str) -> String {
+    format!("[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\n{radius}points = [[0.005, 0.004, 0.002], [0.005, 0.004, 0.007]]\n")
+}
+
+#[test]
+fn a_wire_with_a_radius_corrects_the_four_h_samples_around_each_edge() {
+    // No radius: no correction, and the same model otherwise.
+    let (_, bare) = model(&z_wire(""));
+    assert!(bare.wire_h.is_empty() && bare.wires.is_empty());
+    let (_, m) = model(&z_wire("radius = 5e-5\n"));
+    assert_eq!(m.mat, bare.mat);
+    assert_eq!(m.grid.dt, bare.grid.dt);
+    // 5 edges × 4 H samples, each once.
+    assert_eq!(m.wire_h.len(), 20);
+    assert_eq!(m.wires.len(), 1);
+    assert_eq!((m.wires[0].samples, m.wires[0].skipped, m.wires[0].gaps), (20, 0, 0));
+    let f = contour_factor(1e-3, 5e-5);
+    assert!((f - (1.0 / LATTICE_WIRE_RADIUS).ln() / 20f64.ln()).abs() < 1e-12);
+    assert!((m.wires[0].factor.0 - f).abs() < 1e-12 && (m.wires[0].factor.1 - f).abs() < 1e-12);
+    let db = m.coefs.h[0] as f64 / 1e-3;
+    for k in 2..7 {
+        // (H component, index, neighbour, sign of E_nb in the H update: update.rs)
+        let want = [
+            (4, [5, 4, k], [6, 4, k], 1.0),  // Hy(i+½): +db/dx·Ez[i+1]
+            (4, [4, 4, k], [4, 4, k], -1.0), // Hy(i−½): −db/dx·Ez[i−1]
+            (3, [5, 4, k], [5, 5, k], -1.0), // Hx(j+½): −db/dy·Ez[j+1]
+            (3, [5, 3, k], [5, 3, k], 1.0),  // Hx(j−½): +db/dy·Ez[j−1]
+        ];
+        for (h, at, nb, s) in want {
+            let fx = m
+                .wire_h
+                .iter()
+                .find(|x| x.h == h && x.at == at)
+                .unwrap_or_else(|| panic!("no fix at H{h} {at:?}"));
+            assert_eq!((fx.e, fx.nb_at(), fx.gap), (2, nb, false), "{fx:?}");
+            let c = (f - 1.0) * s * db;
+            assert!((fx.coef as f64 - c).abs() < 1e-6 * c.abs(), "{fx:?}: want {c}");
+        }
+    }
+    // At the lattice's own radius the factor is 1: the correction vanishes.
+    assert!((contour_factor(1.0, LATTICE_WIRE_RADIUS) - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn corners_and_samples_next_to_other_conductors_keep_the_plain_update() {
+    // An L: up z from (5, 4, 2) to z = 5 mm, then along x to x = 8 mm. The H sample
+    // inside the corner (Hy at (5, 4, 4): its stencil holds Ez(5,4,4) and Ex(5,4,5))
+    // touches two wire edges and keeps the plain update.
+    let l = "[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 1e-4\npoints = [[0.005, 0.004, 0.002], [0.005, 0.004, 0.005], [0.008, 0.004, 0.005]]\n";
+    let (_, m) = model(l);
+    let w = &m.wires[0];
+    assert!(w.skipped >= 1, "{w:?}");
+    assert!(
+        !m.wire_h.iter().any(|x| x.h == 4 && x.at == [5, 4, 4]),
+        "corner sample corrected"
+    );
+    // Every corrected sample touches exactly one wire edge and a non-PEC neighbour.
+    let pec = pec_edges(&m);
+    for x in &m.wire_h {
+        let e = Edge {
+            axis: x.e,
+            index: x.nb_at(),
+        };
+        assert!(!pec.contains(&e), "{x:?}");
+        assert!(
+            pec.contains(&Edge {
+                axis: x.e,
+                index: x.self_at()
+            }),
+            "{x:?}"
+        );
+    }
+    // A second, parallel wire one cell away: the samples between them are plain.
+    let two = format!(
+        "{}[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.006, 0.004, 0.002], [0.006, 0.004, 0.007]]\n",
+        z_wire("radius = 1e-4\n")
+    );
+    let (_, m) = model(&two);
+    assert!(!m.wire_h.iter().any(|x| x.h == 4 && x.at[0] == 5), "between the wires");
+    assert_eq!(m.wire_h.len(), 15);
+}
+
+#[test]
+fn a_feed_gap_continuing_a_wire_is_corrected_with_it_and_a_thick_one_shortens_the_step() {
+    let dipole = |r: f64| {
+        format!(
+            "[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = {r}\npoints = [[0.005, 0.004, 0.001], [0.005, 0.004, 0.004]]\n\
+             [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = {r}\npoints = [[0.005, 0.004, 0.005], [0.005, 0.004, 0.008]]\n\
+             [[ports]]\nname = \"feed\"\nstart = [0.005, 0.004, 0.004]\nend = [0.005, 0.004, 0.005]\nimpedance = 50\n\
+             waveform = {{ type = \"gaussian_derivative\", frequency = 1e10, amplitude = 1 }}\n"
+        )
+    };
+    let (_, m) = model(&dipole(1e-4));
+    let gap: Vec<_> = m.wire_h.iter().filter(|x| x.gap).collect();
+    assert_eq!(gap.len(), 4, "{gap:?}");
+    assert!(gap.iter().all(|x| x.at[2] == 4 && x.self_at()[2] == 4));
+    assert_eq!(m.wires[0].gaps + m.wires[1].gaps, 1);
+    assert_eq!(m.wire_courant, None);
+    // 0.45 cell: f = 2.02, the gap's loop needs Courant ≤ √(1.6/2.02) = 0.89.
+    let (_, m) = model(&dipole(4.5e-4));
+    let (asked, used) = m.wire_courant.expect("a shorter step");
+    let f = contour_factor(1e-3, 4.5e-4);
+    let limit = (GAP_STABILITY / f).sqrt();
+    assert!(
+        (asked - 0.99).abs() < 1e-12 && used <= limit && used > limit - 1e-4,
+        "{used}"
+    );
+    assert!((m.grid.courant - used).abs() < 1e-12);
+    let again = gap_courant(&m.grid, &m.wire_h).unwrap();
+    assert!((again - limit).abs() < 1e-9, "{again}");
 }

@@ -1,10 +1,12 @@
-//! The passes every model gets from its scene: point sources and probes. Each lives in
+//! The passes every model gets from its scene: the thin-wire correction, point sources,
+//! lumped elements, dispersive media, probes, monitors and port samplers. Each lives in
 //! its own file with its CPU code, and its WGSL kernel in `shaders/passes/`.
 pub mod dft;
 pub mod dispersive;
 pub mod lumped;
 pub mod probes;
 pub mod sources;
+pub mod thin_wire;
 
 use crate::model::Model;
 use crate::pass::Pass;
@@ -15,6 +17,11 @@ use std::sync::Arc;
 /// to do is left out.
 pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     let mut out: Vec<Arc<dyn Pass>> = Vec::new();
+    // First at AfterH: the thin-wire correction completes the H update (before the
+    // magnetic sources add to it).
+    if let Some(w) = thin_wire::ThinWire::new(model) {
+        out.push(Arc::new(w));
+    }
     for electric in [false, true] {
         if let Some(s) = sources::Sources::new(model, electric) {
             out.push(Arc::new(s));

@@ -79,6 +79,17 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     }
     // Objects that leave no trace on the grid, wire radii a cylinder describes better.
     out.extend(crate::model::thin::warnings(scene, g));
+    if let Some((asked, used)) = model.wire_courant {
+        out.push(format!(
+            "the time step is {} % of what [time] courant = {} gives (Courant factor {}): the thin-wire correction \
+             at a feed gap of a wire thicker than about 0.3 cell needs a shorter step to stay stable; the run \
+             takes {} steps",
+            crate::fmt::sig(100.0 * used / asked, 3),
+            asked,
+            crate::fmt::sig(used, 3),
+            g.steps
+        ));
+    }
     out.extend(drive_warnings(scene, model));
     // A current source on a PEC edge (a wire driven without a gap) is scaled by the
     // edge's zero coefficient.

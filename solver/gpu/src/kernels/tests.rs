@@ -336,12 +336,13 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  [ports.waveform]\ntype = \"ricker\"\nfrequency = 1e9\n\
                  [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n\
                  [materials.d]\npoles = [{ type = \"lorentz\", delta_eps = 1, frequency = 1e9, damping = 1e8 }]\n\
-                 [[objects]]\nshape = \"box\"\nmaterial = \"d\"\nmin = [0.0, 0.0, 0.005]\nmax = [0.008, 0.008, 0.008]\n";
+                 [[objects]]\nshape = \"box\"\nmaterial = \"d\"\nmin = [0.0, 0.0, 0.005]\nmax = [0.008, 0.008, 0.008]\n\
+                 [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 1e-4\npoints = [[0.004, 0.002, 0.001], [0.004, 0.002, 0.004]]\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::Simulation::standard(fdtd_core::model::Model::discretize(&scene).expect("test model"));
     assert!(
-        model.schedule.passes.len() >= 6,
-        "sources, probes, the monitor, the port sampler, inductors and the dispersive media are passes"
+        model.schedule.passes.len() >= 7,
+        "the thin wire, sources, probes, the monitor, the port sampler, inductors and the dispersive media are passes"
     );
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();

@@ -4,8 +4,14 @@
 use super::{num, point, vec3, Tbl, AXES, R};
 use crate::Shape;
 
-/// `points = [[x, y, z], ...]` (at least 2, inside the domain), optional `radius`.
-pub(super) fn wire(t: &Tbl, size: [f64; 3]) -> R<Shape> {
+/// The largest wire radius, in cells across the wire: the thin-wire (contour-path)
+/// correction assumes the wire inside the cell around its edge (`fdtd-core`
+/// `model/thin.rs`, `MAX_RADIUS`).
+const MAX_RADIUS_CELLS: f64 = 0.5;
+
+/// `points = [[x, y, z], ...]` (at least 2, inside the domain), optional `radius`
+/// (below half the cell across every axis the wire runs along).
+pub(super) fn wire(t: &Tbl, size: [f64; 3], cell: [f64; 3]) -> R<Shape> {
     let points_v = t.req("points")?;
     let items = points_v.items().map_err(|_| {
         points_v
@@ -26,7 +32,33 @@ pub(super) fn wire(t: &Tbl, size: [f64; 3]) -> R<Shape> {
             .err(format!("the wire has zero length (every point is {})", vec3(points[0])))
             .hint("give two different end points"));
     }
-    let radius = t.get("radius").map(|v| v.positive()).transpose()?;
+    let radius = match t.get("radius") {
+        None => None,
+        Some(v) => {
+            let r = v.positive()?;
+            // The cell sizes across the wire: normal to every axis it runs along.
+            let runs: Vec<usize> = (0..3)
+                .filter(|&a| points.windows(2).any(|s| s[0][a] != s[1][a]))
+                .collect();
+            let across = (0..3)
+                .filter(|&b| runs.iter().any(|&a| a != b))
+                .min_by(|&a, &b| cell[a].total_cmp(&cell[b]))
+                .unwrap_or(0);
+            let limit = MAX_RADIUS_CELLS * cell[across];
+            if r >= limit {
+                return Err(v
+                    .err(format!(
+                        "radius {} m is not below half the cell across the wire ({} m along {}): the thin-wire \
+                         correction models a wire inside the cell around its grid edge",
+                        num(r),
+                        num(cell[across]),
+                        AXES[across]
+                    ))
+                    .hint("describe a wire this thick as a cylinder (at least a cell across), or refine the grid"));
+            }
+            Some(r)
+        }
+    };
     Ok(Shape::Wire { points, radius })
 }
 
@@ -157,6 +189,16 @@ mod tests {
             (
                 "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0, 0, 0], [0.01, 0, 0]]\nradius = -1\n",
                 &["objects[0].radius: must be > 0 (got -1)"],
+                12,
+                10,
+            ),
+            (
+                "shape = \"wire\"\nmaterial = \"pec\"\npoints = [[0, 0, 0], [0.01, 0, 0]]\nradius = 5e-4\n",
+                &[
+                    "objects[0].radius: radius",
+                    "is not below half the cell across the wire",
+                    "help: describe a wire this thick as a cylinder",
+                ],
                 12,
                 10,
             ),
