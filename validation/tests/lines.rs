@@ -94,3 +94,10 @@ fn a_square_coax_through_line_is_the_grids_static_line_and_matched() {
 fn a_wr90_section_has_the_te10_beta_and_is_matched() {
     fdtd_validation::suite::check(lines::WR90, &BackendSpec::cpu(), Size::Full);
 }
+
+/// A thin symmetric inductive iris in WR-90: S11 and S21 within 0.03 of the variational
+/// aperture solution, lossless, reciprocal, symmetric.
+#[test]
+fn a_wr90_iris_matches_the_variational_solution() {
+    fdtd_validation::suite::check(lines::IRIS, &BackendSpec::cpu(), Size::Full);
+}

@@ -369,6 +369,7 @@ fn validate_quick_on_the_cpu_prints_the_table_and_passes() {
         "line-microstrip",
         "line-coax",
         "line-wr90",
+        "line-iris",
         "wire-radius",
     ] {
         let row = stdout

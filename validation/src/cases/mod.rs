@@ -307,6 +307,7 @@ pub const ALL: &[Case] = &[
     lines::MICROSTRIP,
     lines::COAX,
     lines::WR90,
+    lines::IRIS,
     sources::CURRENT_SHEET,
     sources::HARD,
 ];
