@@ -71,7 +71,7 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     let mut out = Vec::new();
     let g = &model.grid;
     let t_end = g.steps as f64 * g.dt;
-    if scene.sources.is_empty() && !scene.ports.iter().any(|p| p.excite) {
+    if scene.sources.is_empty() && scene.plane_waves.is_empty() && !scene.ports.iter().any(|p| p.excite) {
         out.push(
             "the scene has no sources: every field stays zero (add a [[sources]] entry or a driven [[ports]] entry)"
                 .to_string(),
