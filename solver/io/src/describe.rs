@@ -121,7 +121,7 @@ pub(crate) fn write_points(file: &File, model: &Model) -> hdf5::Result<()> {
         Ok(s) => s,
         Err(_) => file.create_group("sources")?,
     };
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let grp = match sg.group(&s.name) {
             Ok(x) => x,
             Err(_) => sg.create_group(&s.name)?,

@@ -69,6 +69,12 @@ pub mod diagnostic {
 
 pub use error::SceneError;
 
+/// The grid nodes the faces of a plane wave's box `min..max` snap to, per axis (low,
+/// high), for cells `d`.
+pub fn plane_wave_nodes(min: [f64; 3], max: [f64; 3], d: [f64; 3]) -> [[usize; 2]; 3] {
+    parse::plane_wave::box_nodes(min, max, d)
+}
+
 use crate::waveform::Waveform;
 use std::path::{Path, PathBuf};
 

@@ -31,6 +31,7 @@ pub mod lossy;
 pub mod monitors;
 pub mod ports;
 pub mod sources;
+pub mod tfsf;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
 /// without depending on the facade).
@@ -303,6 +304,8 @@ pub const ALL: &[Case] = &[
     ports::DIPOLE,
     sources::CURRENT_SHEET,
     sources::HARD,
+    tfsf::AXIS,
+    tfsf::OBLIQUE,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).

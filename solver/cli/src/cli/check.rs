@@ -130,9 +130,9 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
         outln!("  {:<32} {}", c.label(), c.amount());
     }
 
-    let port_edges = model.sources.iter().filter(|s| s.name.starts_with("port ")).count();
-    outln!("sources ({})", model.sources.len() - port_edges);
-    for s in model.sources.iter().filter(|s| !s.name.starts_with("port ")) {
+    let listed = |s: &&fdtd::model::PointSource| !s.name.starts_with("port ") && !s.line;
+    outln!("sources ({})", model.sources.iter().filter(listed).count());
+    for s in model.sources.iter().filter(listed) {
         let kind = match s.kind {
             SourceKind::Current => "current",
             SourceKind::Hard => "hard",

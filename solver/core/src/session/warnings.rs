@@ -52,7 +52,7 @@ fn drive_warnings(scene: &Scene, model: &Model) -> Vec<String> {
             ));
         }
     }
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let on_pec =
             s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
         if on_pec && s.kind == crate::scene::SourceKind::Hard {
@@ -82,7 +82,7 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     out.extend(drive_warnings(scene, model));
     // A current source on a PEC edge (a wire driven without a gap) is scaled by the
     // edge's zero coefficient.
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let on_pec =
             s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
         if on_pec && s.kind == crate::scene::SourceKind::Current {
