@@ -357,3 +357,75 @@ fn one(
         terms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Model;
+
+    const HEAD: &str = "[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n";
+    const PW: &str = "[[sources]]\nname = \"pw\"\ntype = \"plane_wave\"\ntheta = THETA\nphi = PHI\n\
+                      box = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\n\
+                      waveform = { type = \"gaussian\", frequency = 5e9 }\n";
+
+    fn model(theta: f64, phi: f64, extra: &str) -> Result<Model, ModelError> {
+        let pw = PW.replace("THETA", &theta.to_string()).replace("PHI", &phi.to_string());
+        let scene = crate::scene::Scene::parse(&format!("{HEAD}{pw}{extra}"), "pw.toml").unwrap();
+        Model::discretize(&scene)
+    }
+
+    /// Axis directions are exact (m a unit vector); θ 30°, φ 20° becomes (8, 3, 15), 0.43°
+    /// away; non-cubic cells scale m so that g = m/Δ points along k.
+    #[test]
+    fn directions_round_to_rational_ones() {
+        for (t, p, m) in [
+            (0.0, 0.0, [0, 0, 1]),
+            (180.0, 0.0, [0, 0, -1]),
+            (90.0, 0.0, [1, 0, 0]),
+            (90.0, 90.0, [0, 1, 0]),
+            (90.0, 180.0, [-1, 0, 0]),
+            (90.0, 270.0, [0, -1, 0]),
+        ] {
+            assert_eq!(rational_direction(t, p, [1e-3; 3]), (m, 0.0), "θ {t}, φ {p}");
+        }
+        let (m, e) = rational_direction(30.0, 20.0, [1e-3; 3]);
+        assert_eq!(m, [8, 3, 15]);
+        assert!(e > 0.4 && e < ANGLE_TOL_DEG, "{e}");
+        // 45° in the x-z plane with dz = 2·dx: g = (1/dx, 0, 2/dz) = (1, 0, 1)/dx.
+        assert_eq!(rational_direction(45.0, 0.0, [1e-3, 1e-3, 2e-3]).0, [1, 0, 2]);
+    }
+
+    /// Along +z the line is the 1-D Yee grid: every target is a tangential sample on (E)
+    /// or half a cell outside (H) a face, and each has one term per face it is next to.
+    #[test]
+    fn an_axis_box_corrects_the_tangential_samples_of_its_faces() {
+        let m = model(0.0, 0.0, "").unwrap();
+        let w = &m.plane_waves[0];
+        assert_eq!((w.m, w.nodes), ([0, 0, 1], [[15, 25]; 3]));
+        assert!((w.e[0] - 1.0).abs() < 1e-12 && w.e[1].abs() < 1e-12 && w.e[2].abs() < 1e-12);
+        // Six faces of 10 × 10 cells: per face 2 tangential E components and 2 H, ~10·11 each.
+        assert!(
+            w.targets.len() > 6 * 4 * 100 && w.targets.len() < 6 * 4 * 130,
+            "{}",
+            w.targets.len()
+        );
+        assert!(w.targets.iter().all(|t| (1..=3).contains(&t.count)));
+        // The line's drive values are sources the point-source passes skip.
+        let drives: Vec<_> = m.sources.iter().filter(|s| s.line).collect();
+        assert_eq!(drives.len(), w.block);
+        assert_eq!(w.drive, m.sources.len() - w.block);
+    }
+
+    /// A lumped element on a face is caught on the grid (the scene cannot see it).
+    #[test]
+    fn a_lumped_element_on_a_face_is_refused() {
+        let lumped = "[[lumped]]\nname = \"r\"\nstart = [0.015, 0.02, 0.02]\nend = [0.015, 0.02, 0.021]\nr = 50\n";
+        let e = model(0.0, 0.0, lumped).unwrap_err().to_string();
+        assert!(e.contains("plane wave `pw`") && e.contains("is not vacuum"), "{e}");
+        // Inside the box it is fine.
+        let inside = lumped
+            .replace("0.015, 0.02, 0.02", "0.02, 0.02, 0.02")
+            .replace("0.015, 0.02, 0.021", "0.02, 0.02, 0.021");
+        model(30.0, 20.0, &inside).unwrap();
+    }
+}
