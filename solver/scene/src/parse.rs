@@ -2675,7 +2675,7 @@ l = 1e-9
             assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
             let driven = scene.ports.iter().any(|p| p.excite);
             assert!(
-                !scene.sources.is_empty() || driven,
+                !scene.sources.is_empty() || !scene.plane_waves.is_empty() || driven,
                 "{name}: no source and no driven port"
             );
             let records = [
