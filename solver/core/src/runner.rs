@@ -602,7 +602,10 @@ pub fn likely_causes(model: &Model, index: [usize; 3]) -> Vec<String> {
     let mut out = Vec::new();
     for s in &model.sources {
         let peak = (s.scale * s.waveform.amplitude).abs();
-        let dist = (0..3).map(|a| s.index[a].abs_diff(index[a])).max().unwrap_or(0);
+        let dist = match s.line {
+            true => usize::MAX,
+            false => (0..3).map(|a| s.index[a].abs_diff(index[a])).max().unwrap_or(0),
+        };
         if peak.is_nan() || peak >= 1e20 {
             out.push(format!(
                 "source `{}` applies up to {peak:e} {} per step: too strong for f32 (the fields add up and \

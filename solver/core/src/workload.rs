@@ -59,6 +59,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
             position: [c + 0.1 * d; 3],
             waveform: Waveform::gaussian_from_frequency(1.0, 30e9),
         }],
+        plane_waves: Vec::new(),
         probes: vec![],
         snapshots: vec![],
         monitors: vec![],

@@ -121,7 +121,7 @@ pub(crate) fn write_points(file: &File, model: &Model) -> hdf5::Result<()> {
         Ok(s) => s,
         Err(_) => file.create_group("sources")?,
     };
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let grp = match sg.group(&s.name) {
             Ok(x) => x,
             Err(_) => sg.create_group(&s.name)?,
@@ -136,6 +136,25 @@ pub(crate) fn write_points(file: &File, model: &Model) -> hdf5::Result<()> {
         set_arr(&grp, "position", &s.component.position(s.index, g.d))?;
         set(&grp, "max_frequency", s.waveform.max_frequency())?;
         set_str(&grp, "waveform", &format!("{:?}", s.waveform))?;
+    }
+    for w in &model.plane_waves {
+        let grp = match sg.group(&w.name) {
+            Ok(x) => x,
+            Err(_) => sg.create_group(&w.name)?,
+        };
+        set_str(&grp, "type", "plane_wave")?;
+        set_arr(&grp, "direction_m", &w.m.map(|x| x as f64))?;
+        set_arr(&grp, "k", &w.k)?;
+        set_arr(&grp, "e", &w.e)?;
+        set(&grp, "theta", w.theta)?;
+        set(&grp, "phi", w.phi)?;
+        set(&grp, "polarization", w.polarization)?;
+        set_arr(&grp, "box_min", &[0, 1, 2].map(|a| w.nodes[a][0] as f64 * g.d[a]))?;
+        set_arr(&grp, "box_max", &[0, 1, 2].map(|a| w.nodes[a][1] as f64 * g.d[a]))?;
+        if let Some(s) = model.sources.get(w.drive) {
+            // The drive's first sample runs ahead of r₀: the scene's waveform, undelayed.
+            set(&grp, "max_frequency", s.waveform.max_frequency())?;
+        }
     }
     for p in &model.probes {
         if let Ok(grp) = file.group(&format!("probes/{}", p.name)) {

@@ -56,6 +56,7 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
             position: [3.5e-3, 4e-3, 4e-3],
             waveform: Waveform::gaussian_from_frequency(1.0, 60e9),
         }],
+        plane_waves: Vec::new(),
         probes,
         snapshots: vec![],
         monitors: vec![],

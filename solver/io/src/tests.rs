@@ -72,6 +72,7 @@ fn scene() -> Scene {
             position: [4e-3, 5e-3, 4e-3],
             waveform: Waveform::gaussian_from_frequency(1.0, 60e9),
         }],
+        plane_waves: Vec::new(),
         probes: vec![
             Probe {
                 name: "near".into(),

@@ -69,6 +69,12 @@ pub mod diagnostic {
 
 pub use error::SceneError;
 
+/// The grid nodes the faces of a plane wave's box `min..max` snap to, per axis (low,
+/// high), for cells `d`.
+pub fn plane_wave_nodes(min: [f64; 3], max: [f64; 3], d: [f64; 3]) -> [[usize; 2]; 3] {
+    parse::plane_wave::box_nodes(min, max, d)
+}
+
 use crate::waveform::Waveform;
 use std::path::{Path, PathBuf};
 
@@ -87,6 +93,8 @@ pub struct Scene {
     /// Objects in scene order; later objects override earlier ones where they overlap.
     pub objects: Vec<Object>,
     pub sources: Vec<Source>,
+    /// `[[sources]]` of `type = "plane_wave"`: total-field/scattered-field plane waves.
+    pub plane_waves: Vec<PlaneWave>,
     pub probes: Vec<Probe>,
     pub snapshots: Vec<Snapshot>,
     /// `[[monitors]]`: DFT and flux monitors.
@@ -129,10 +137,14 @@ impl Scene {
         if self.ports.is_empty() {
             return Err("driving each port needs [[ports]]; the scene has none".into());
         }
-        if let Some(s) = self.sources.first() {
+        let first = self
+            .sources
+            .first()
+            .map(|s| &s.name)
+            .or(self.plane_waves.first().map(|w| &w.name));
+        if let Some(name) = first {
             return Err(format!(
-                "driving each port needs the ports as the only excitation; the scene has [[sources]] ({})",
-                s.name
+                "driving each port needs the ports as the only excitation; the scene has [[sources]] ({name})"
             ));
         }
         let stop = self
@@ -188,7 +200,9 @@ impl Scene {
             None => self
                 .sources
                 .iter()
-                .map(|s| s.waveform.max_frequency())
+                .map(|s| &s.waveform)
+                .chain(self.plane_waves.iter().map(|p| &p.waveform))
+                .map(|w| w.max_frequency())
                 .fold(0.0, f64::max),
         };
         if !(top > 0.0 && top.is_finite()) {
@@ -649,6 +663,24 @@ impl Shape {
             Shape::Plate { min, max, .. } => (*min, *max),
         }
     }
+}
+
+/// A total-field/scattered-field plane wave (`[[sources]]` with `type = "plane_wave"`):
+/// inside `min..max` (the total-field region) the fields are total, outside scattered;
+/// the incident wave is `E = ê·w(t − k̂·(r − r₀)/c)`, `r₀` the corner of the box the wave
+/// reaches first, `k̂ = (sinθ cosφ, sinθ sinφ, cosθ)`, `ê = cos ψ·θ̂ + sin ψ·φ̂`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlaneWave {
+    pub name: String,
+    /// Angles in degrees: θ (0..=180), φ (0..=360), ψ the polarization (0..=360).
+    pub theta: f64,
+    pub phi: f64,
+    pub polarization: f64,
+    /// The total-field box (m); its faces snap to the nearest grid nodes.
+    pub min: [f64; 3],
+    pub max: [f64; 3],
+    /// The incident E (V/m) at `r₀`.
+    pub waveform: Waveform,
 }
 
 /// A point source.

@@ -21,6 +21,8 @@ mod thin;
 /// Grids above this many cells are rejected outright (the memory plan checks finer).
 #[path = "parse_monitors.rs"]
 mod monitors;
+#[path = "parse_plane_wave.rs"]
+pub(crate) mod plane_wave;
 #[path = "parse_poles.rs"]
 mod poles;
 
@@ -127,14 +129,25 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
         }
     }
     let mut srcs = Vec::new();
+    let mut plane_waves = Vec::new();
     let mut probes = Vec::new();
     let mut snapshots = Vec::new();
     let (mut monitors, mut farfields) = (Vec::new(), Vec::new());
     if let Some(size) = size {
         (monitors, farfields) = monitors::monitors_and_farfields(root, size, &mut p);
-        if let Some(tables) = p.keep(list(root.get("sources"), "sources")) {
-            for r in sources(tables, size) {
-                srcs.extend(p.keep(r));
+        if let (Some(tables), Some((d, _))) = (p.keep(list(root.get("sources"), "sources")), &dom) {
+            let ctx = plane_wave::Context {
+                domain: d,
+                boundaries: boundaries.as_ref(),
+                objects: &objects,
+                materials: materials.as_deref(),
+            };
+            for r in sources(tables, size, &ctx) {
+                match p.keep(r) {
+                    Some(Src::Point(s)) => srcs.push(s),
+                    Some(Src::Plane(w)) => plane_waves.push(w),
+                    None => {}
+                }
             }
         }
         let mut names = Names::default();
@@ -170,12 +183,13 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             ports.extend(p.keep(port(t, i, d, stop, drive_each, &mut names, &mut taken)));
         }
         if drive_each {
-            if let (Some(v), Some(s)) = (root.get("drive"), srcs.first()) {
+            let first = srcs.first().map(|s| &s.name).or(plane_waves.first().map(|w| &w.name));
+            if let (Some(v), Some(name)) = (root.get("drive"), first) {
                 p.0.push(
                     v.err(
                         "drive.ports = \"each\" with [[sources]]: the S-matrix needs the ports as the only excitation",
                     )
-                    .hint(format!("remove the [[sources]] ({}) or drive one port per run", s.name)),
+                    .hint(format!("remove the [[sources]] ({name}) or drive one port per run")),
                 );
             }
             if ports.is_empty() {
@@ -216,6 +230,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             materials,
             objects,
             sources: srcs,
+            plane_waves,
             probes,
             snapshots,
             monitors,
@@ -240,8 +255,8 @@ fn planned_section(key: &str) -> Note {
         ),
         "far_field" | "farfields" | "ntff" => ("not a section", "far-field boxes are [[farfield]]"),
         "plane_wave" | "tfsf" => (
-            "plane-wave (TF/SF) sources are not implemented yet",
-            "use point [[sources]] for now",
+            "not a section",
+            "a plane wave is a [[sources]] entry with type = \"plane_wave\"",
         ),
         _ => return None,
     };
@@ -787,26 +802,36 @@ fn material_ref(v: &Val, materials: &mut Vec<Material>, dt: Option<f64>) -> R<us
     Err(v.err(format!("unknown material {name:?}")).hint(hint))
 }
 
+/// A `[[sources]]` entry: a point source or a plane wave.
+enum Src {
+    Point(Source),
+    Plane(crate::PlaneWave),
+}
+
 /// Each source, or the problem with it.
-fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> Vec<R<Source>> {
+fn sources(tables: Vec<Tbl>, size: [f64; 3], ctx: &plane_wave::Context) -> Vec<R<Src>> {
     let mut names = Names::default();
     tables
         .iter()
         .enumerate()
         .map(|(i, t)| {
+            if t.get("type").and_then(|v| v.str().ok()) == Some("plane_wave") {
+                let name = names.take(t, "source", i)?;
+                return plane_wave::plane_wave(t, name, ctx).map(Src::Plane);
+            }
             t.check_keys(&["name", "type", "component", "position", "waveform"])?;
             let name = names.take(t, "source", i)?;
             let kind = source_kind(&t.req("type")?)?;
             let component = component(&t.req("component")?)?;
             let position = point(&t.req("position")?, size)?;
             let waveform = waveform(&t.req("waveform")?.table()?)?;
-            Ok(Source {
+            Ok(Src::Point(Source {
                 name,
                 kind,
                 component,
                 position,
                 waveform,
-            })
+            }))
         })
         .collect()
 }
@@ -814,7 +839,10 @@ fn sources(tables: Vec<Tbl>, size: [f64; 3]) -> Vec<R<Source>> {
 fn source_kind(v: &Val) -> R<SourceKind> {
     let planned = |s: &str| -> Note {
         match s {
-            "plane_wave" | "tfsf" => Some(("plane-wave (TF/SF) sources are not implemented yet".into(), None)),
+            "tfsf" | "planewave" | "plane" => Some((
+                format!("unknown source type {s:?}"),
+                Some("a total-field/scattered-field plane wave is type = \"plane_wave\"".into()),
+            )),
             "port" | "lumped_port" => Some((
                 "a lumped port is not a source type".into(),
                 Some("add a [[ports]] entry (start, end, impedance, [ports.waveform])".into()),
@@ -822,10 +850,12 @@ fn source_kind(v: &Val) -> R<SourceKind> {
             _ => None,
         }
     };
-    Ok(match choice(v, "source type", &["current", "hard"], planned)? {
-        "current" => SourceKind::Current,
-        _ => SourceKind::Hard,
-    })
+    Ok(
+        match choice(v, "source type", &["current", "hard", "plane_wave"], planned)? {
+            "current" => SourceKind::Current,
+            _ => SourceKind::Hard,
+        },
+    )
 }
 
 /// The range of a waveform's times (`tau`, `ramp`, `delay`), frequencies and amplitude.
@@ -2483,7 +2513,7 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\npath = \"victim.txt\"\n", &["checkpoint.path: a scene cannot say where checkpoints go", "named after the output file"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[checkpoint]\nenabled = \"no\"\n", &["checkpoint.enabled: expected true or false, found string \"no\""], 7, 11),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.meta]\nmu_r = 0.5\n", &["materials.meta.mu_r: eps_r·mu_r = 0.5 makes waves faster than light here, and the run unstable at Courant factor 0.99", "help: the local Courant factor courant/sqrt(eps_r·mu_r) must stay <= 1: set time.courant <= 0.707106"], 7, 8),
-        ("[tfsf]\n", &["plane-wave (TF/SF) sources are not implemented yet"], 1, 2),
+        ("[tfsf]\n", &["tfsf: not a section", "type = \"plane_wave\""], 1, 2),
         ("[domain]\ncell = 1e-3\nsise = [0.04, 0.04, 0.04]\n", &["domain.sise: unknown key \"sise\"", "did you mean \"size\"?"], 3, 1),
         // --- domain
         ("[domain]\ncell = 1e-3\ncells = [40, 40]\n", &["domain.cells: expected 3 integers [nx, ny, nz], found 2 element(s)"], 3, 9),
@@ -2545,7 +2575,18 @@ l = 1e-9
         // --- sources
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.05, 0.01, 0.01]\n", &["sources[0].position: position [0.05, 0.01, 0.01] m is outside the domain", "help: x must be between 0 and 0.04 m"], 9, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\n", &["sources[1].component: unknown field component \"Eq\"\n  help: did you mean \"Ex\"?"], 13, 13),
-        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"tfsf\"\n", &["sources[0].type: plane-wave (TF/SF) sources are not implemented yet"], 7, 8),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"tfsf\"\n", &["sources[0].type: unknown source type \"tfsf\"", "type = \"plane_wave\""], 7, 8),
+        // --- plane waves (TF/SF): angles, the box against the domain, the CPML and objects
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\ntheta = 200\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].theta: must be from 0 to 180 degrees (got 200 degrees)"], 8, 9),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nphi = -10\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].phi: must be from 0 to 360 degrees (got -10 degrees)"], 8, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\npolarization = 400\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].polarization: must be from 0 to 360 degrees"], 8, 16),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nbox = { min = [-0.01, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].box.min: [-0.01, 0.015, 0.015] m is outside the domain", "must lie inside the domain"], 8, 15),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nbox = { min = [0.005, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].box.min: the total-field box reaches inside or within 2 cells of the CPML of the x- face (10 cells)", "keep x between 0.012 and 0.028 m"], 8, 15),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.029] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["the total-field box reaches inside or within 2 cells of the CPML of the z+ face"], 8, 44),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nbox = { min = [0.015, 0.015, 0.015], max = [0.0152, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].box.max: the total-field box has zero size along x once its faces snap to the grid"], 8, 44),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.02, 0.02, 0.02]\nmax = [0.03, 0.03, 0.03]\n[[sources]]\ntype = \"plane_wave\"\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].box: a face of the total-field box", "cuts objects[0] (a box of \"pec\"", "one cell inside the box or one cell outside it"], 13, 7),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\ncomponent = \"Ez\"\nbox = { min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0].component: \"component\" does not apply to a plane wave"], 8, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"plane_wave\"\nwaveform = { type = \"gaussian\", frequency = 1e9 }\n", &["sources[0]: missing key \"box\""], 6, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n", &["sources[0]: missing key \"waveform\""], 6, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"gaussian\", frequency = 1e9, tau = 1e-10 }\n", &["sources[0].waveform.tau: both \"frequency\" and \"tau\" are given"], 10, 50),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\n[sources.waveform]\ntype = \"ricker\"\ntau = 1e-10\n", &["sources[0].waveform.tau: \"tau\" does not apply to waveform type \"ricker\"", "used by \"gaussian\", \"gaussian_derivative\", \"modulated_gaussian\""], 12, 1),
@@ -2594,6 +2635,36 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"port\"\n", &["sources[0].type: a lumped port is not a source type", "[[ports]]"], 7, 8),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[snapshots]]\ncompnents = [\"Ez\"]\n", &["snapshots[0].compnents: unknown key \"compnents\"", "did you mean \"components\"?"], 7, 1),
     ];
+
+    /// A plane wave parses with its angles, box and waveform; objects may lie inside the
+    /// box (a cell from its faces) or outside it; it sets the default band.
+    #[test]
+    fn plane_waves_parse_with_objects_inside_or_outside_the_box() {
+        let text = format!(
+            "{HEAD}[[objects]]\nshape = \"sphere\"\nmaterial = \"pec\"\ncenter = [0.02, 0.02, 0.02]\nradius = 0.003\n\
+             [[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nmin = [0.012, 0.012, 0.012]\nmax = [0.013, 0.013, 0.013]\n\
+             [[sources]]\nname = \"pw\"\ntype = \"plane_wave\"\ntheta = 30\nphi = 20\npolarization = 90\n\
+             box = {{ min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }}\n\
+             waveform = {{ type = \"gaussian\", frequency = 10e9, amplitude = 2.0 }}\n"
+        );
+        let s = parse(&text, Path::new("pw.toml")).unwrap();
+        assert!(s.sources.is_empty());
+        let w = &s.plane_waves[0];
+        assert_eq!(
+            (w.name.as_str(), w.theta, w.phi, w.polarization),
+            ("pw", 30.0, 20.0, 90.0)
+        );
+        assert_eq!((w.min, w.max), ([0.015; 3], [0.025; 3]));
+        assert_eq!(w.waveform.amplitude, 2.0);
+        assert!(!s.frequency_list().is_empty());
+        // Angles default to 0 (along +z, E along x).
+        let text = format!(
+            "{HEAD}[[sources]]\ntype = \"plane_wave\"\nbox = {{ min = [0.015, 0.015, 0.015], max = [0.025, 0.025, 0.025] }}\n\
+             waveform = {{ type = \"ricker\", frequency = 10e9 }}\n"
+        );
+        let w = &parse(&text, Path::new("pw.toml")).unwrap().plane_waves[0];
+        assert_eq!((w.theta, w.phi, w.polarization), (0.0, 0.0, 0.0));
+    }
 
     #[test]
     fn malformed_scenes_are_rejected_with_positions() {
@@ -2726,7 +2797,7 @@ l = 1e-9
             assert!(scene.text.starts_with('#'), "{name}: start with a comment header");
             let driven = scene.ports.iter().any(|p| p.excite);
             assert!(
-                !scene.sources.is_empty() || driven,
+                !scene.sources.is_empty() || !scene.plane_waves.is_empty() || driven,
                 "{name}: no source and no driven port"
             );
             let records = [

@@ -32,6 +32,7 @@ pub mod lossy;
 pub mod monitors;
 pub mod ports;
 pub mod sources;
+pub mod tfsf;
 pub mod wire_radius;
 
 /// Every engine this build has, CPU first (the facade's `fdtd::backend::engines`,
@@ -310,6 +311,8 @@ pub const ALL: &[Case] = &[
     lines::IRIS,
     sources::CURRENT_SHEET,
     sources::HARD,
+    tfsf::AXIS,
+    tfsf::OBLIQUE,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).

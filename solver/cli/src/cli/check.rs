@@ -136,9 +136,9 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
         );
     }
 
-    let port_edges = model.sources.iter().filter(|s| s.name.starts_with("port ")).count();
-    outln!("sources ({})", model.sources.len() - port_edges);
-    for s in model.sources.iter().filter(|s| !s.name.starts_with("port ")) {
+    let listed = |s: &&fdtd::model::PointSource| !s.name.starts_with("port ") && !s.line;
+    outln!("sources ({})", model.sources.iter().filter(listed).count());
+    for s in model.sources.iter().filter(listed) {
         let kind = match s.kind {
             SourceKind::Current => "current",
             SourceKind::Hard => "hard",
@@ -156,6 +156,26 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
             s.index,
             hz(s.waveform.max_frequency())
         );
+    }
+
+    if !model.plane_waves.is_empty() {
+        outln!("plane waves ({})", model.plane_waves.len());
+        for w in &model.plane_waves {
+            outln!(
+                "  {:<16} TF/SF, k along m = {:?}: θ {:.3}°, φ {:.3}° ({:.3}° from the requested), E along [{:.4}, {:.4}, {:.4}], box nodes {:?}..{:?}, incident line of {} samples",
+                w.name,
+                w.m,
+                w.theta,
+                w.phi,
+                w.error_deg,
+                w.e[0],
+                w.e[1],
+                w.e[2],
+                w.nodes.map(|n| n[0]),
+                w.nodes.map(|n| n[1]),
+                w.len
+            );
+        }
     }
 
     if !model.ports.is_empty() {
@@ -382,6 +402,7 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
     let sources: Vec<Value> = model
         .sources
         .iter()
+        .filter(|s| !s.line)
         .map(|s| {
             let requested = scene.sources.iter().find(|x| x.name == s.name).map(|x| x.position);
             json!({
@@ -499,6 +520,17 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
         "materials": materials,
         "objects": objects,
         "sources": sources,
+        "plane_waves": model.plane_waves.iter().map(|w| json!({
+            "name": w.name,
+            "m": w.m,
+            "theta": w.theta,
+            "phi": w.phi,
+            "direction_error_deg": w.error_deg,
+            "k": w.k,
+            "e": w.e,
+            "box_nodes": w.nodes,
+            "line_samples": w.len,
+        })).collect::<Vec<Value>>(),
         "probes": probes,
         "snapshots": snapshots,
         "monitors": monitors,

@@ -391,6 +391,21 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                 hz(src.waveform.max_frequency())
             );
         }
+        if !s.plane_waves.is_empty() {
+            outln!("plane waves ({})", s.plane_waves.len());
+            for w in &s.plane_waves {
+                outln!(
+                    "  {:<14} θ {}°, φ {}°, polarization {}°, box {}..{}, up to {}",
+                    w.name,
+                    w.theta,
+                    w.phi,
+                    w.polarization,
+                    point(w.min),
+                    point(w.max),
+                    hz(w.waveform.max_frequency())
+                );
+            }
+        }
     }
     outln!("probes ({})", f.probes.len());
     for p in &f.probes {

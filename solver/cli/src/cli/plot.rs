@@ -141,12 +141,17 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
         if f.probes.is_empty() {
             errln!("note: {} has no probes: no time series or spectra", f.path().display());
         }
-        let sources: Vec<&fdtd::scene::Source> = scene.iter().flat_map(|s| &s.sources).collect();
+        // Point sources and plane waves: (name, waveform).
+        let sources: Vec<(&str, &fdtd::waveform::Waveform)> = scene
+            .iter()
+            .flat_map(|s| {
+                let points = s.sources.iter().map(|p| (p.name.as_str(), &p.waveform));
+                points.chain(s.plane_waves.iter().map(|p| (p.name.as_str(), &p.waveform)))
+            })
+            .collect();
         let markers: Vec<(String, f64)> = sources
             .iter()
-            .filter_map(|s| {
-                centre_frequency(&s.waveform).map(|fc| (format!("source {}: {}", s.name, si(fc, "Hz")), fc))
-            })
+            .filter_map(|(name, w)| centre_frequency(w).map(|fc| (format!("source {name}: {}", si(fc, "Hz")), fc)))
             .collect();
         for p in &f.probes {
             let mut series = Vec::new();
@@ -198,7 +203,7 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                 let f_max = a
                     .fmax
                     .or_else(|| {
-                        let m = sources.iter().map(|s| s.waveform.max_frequency()).fold(0.0, f64::max);
+                        let m = sources.iter().map(|(_, w)| w.max_frequency()).fold(0.0, f64::max);
                         (m > 0.0).then_some(1.25 * m)
                     })
                     .unwrap_or(nyquist)

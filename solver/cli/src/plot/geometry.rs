@@ -92,6 +92,7 @@ impl Geometry {
             sources: model
                 .sources
                 .iter()
+                .filter(|s| !s.line)
                 .map(|s| Marker {
                     name: s.name.clone(),
                     position: s.component.position(s.index, g.d),

@@ -416,6 +416,7 @@ fn port(
                     flat: grid.idx(e[0], e[1], e[2]),
                     scale,
                     waveform: w.clone(),
+                    line: false,
                 });
             }
         }

@@ -339,6 +339,7 @@ pub(super) fn resolution(scene: &Scene, grid: &Grid) -> Option<(f64, f64)> {
         .sources
         .iter()
         .map(|s| &s.waveform)
+        .chain(scene.plane_waves.iter().map(|p| &p.waveform))
         .chain(scene.ports.iter().filter_map(|p| p.waveform.as_ref()))
         .map(|w| w.max_frequency())
         .fold(0.0, f64::max);

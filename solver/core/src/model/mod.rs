@@ -9,6 +9,7 @@ pub mod line;
 pub mod lumped;
 mod materials;
 mod points;
+pub mod tfsf;
 pub mod thin;
 
 pub use cpml::{CpmlLayer, Profile};
@@ -16,6 +17,7 @@ pub use grid::{Box3, Grid, Range};
 pub use lumped::{LumpedModel, PortModel};
 pub use materials::{paint as cell_materials, weighted as weighted_pole, CoefTable, MIXED};
 pub use points::{PointProbe, PointSource, ProbeSample, SnapshotRegion};
+pub use tfsf::PlaneWaveModel;
 
 use crate::scene::{Boundary, Scene};
 use thiserror::Error;
@@ -55,7 +57,11 @@ pub struct Model {
     /// row has the same one, else [`MIXED`]. Lets kernels skip index reads in uniform rows.
     pub rows: [Vec<u32>; 6],
     pub cpml: Vec<CpmlLayer>,
+    /// Point sources, then the ports' edges, then the plane waves' line drives
+    /// ([`PointSource::line`]).
     pub sources: Vec<PointSource>,
+    /// Total-field/scattered-field plane waves (the `plane_wave` pass each).
+    pub plane_waves: Vec<PlaneWaveModel>,
     pub probes: Vec<PointProbe>,
     pub snapshots: Vec<SnapshotRegion>,
     /// Frequency-domain monitors and far-field boxes (one DFT pass each).
@@ -131,6 +137,7 @@ impl Model {
             rows: Default::default(),
             cpml: self.cpml.clone(),
             sources: self.sources.clone(),
+            plane_waves: self.plane_waves.clone(),
             probes: self.probes.clone(),
             snapshots: Vec::new(),
             monitors: self.monitors.clone(),
@@ -247,6 +254,7 @@ impl Model {
         let rows = std::array::from_fn(|c| materials::row_flags(&mat[c], &grid));
         let mut sources = points::sources(scene, &grid, &coefs, &mat)?;
         sources.extend(port_sources);
+        let plane_waves = tfsf::build(scene, &grid, &coefs, &mat, &mut sources)?;
         let probes = points::probes(scene, &grid)?;
         let snapshots = points::snapshots(scene, &grid);
         let monitors = crate::monitors::build(scene, &grid)?;
@@ -259,6 +267,7 @@ impl Model {
             rows,
             cpml,
             sources,
+            plane_waves,
             probes,
             snapshots,
             monitors,

@@ -16,6 +16,9 @@ pub struct PointSource {
     /// Soft sources: `F[flat] += scale·w(t)`; hard sources: `F[flat] = scale·w(t)`.
     pub scale: f64,
     pub waveform: Waveform,
+    /// A drive value of a plane wave's incident line (`model::tfsf`), not applied to the
+    /// grid: the plane-wave pass reads it from the step's source values.
+    pub line: bool,
 }
 
 impl PointSource {
@@ -139,6 +142,7 @@ pub(super) fn sources(
                 flat,
                 scale,
                 waveform: s.waveform.clone(),
+                line: false,
             })
         })
         .collect()

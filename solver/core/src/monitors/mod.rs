@@ -180,13 +180,15 @@ pub fn default_frequencies(scene: &Scene) -> Vec<f64> {
     (0..21).map(|i| lo + (hi - lo) * i as f64 / 20.0).collect()
 }
 
-/// The highest significant frequency of every excitation: point sources and driven ports.
+/// The highest significant frequency of every excitation: point sources, plane waves and
+/// driven ports.
 pub fn excitation_top(scene: &Scene) -> f64 {
     let ports = scene.ports.iter().filter_map(|p| p.waveform.as_ref());
     scene
         .sources
         .iter()
         .map(|s| &s.waveform)
+        .chain(scene.plane_waves.iter().map(|p| &p.waveform))
         .chain(ports)
         .map(|w| w.max_frequency())
         .fold(0.0, f64::max)

@@ -6,6 +6,7 @@ pub mod dispersive;
 pub mod lumped;
 pub mod probes;
 pub mod sources;
+pub mod tfsf;
 pub mod thin_wire;
 
 use crate::model::Model;
@@ -30,6 +31,11 @@ pub fn standard(model: &Model) -> Vec<Arc<dyn Pass>> {
     // After the electric sources (ports' Norton currents): E −= cb·J_L on final E.
     if let Some(l) = lumped::Inductors::new(model) {
         out.push(Arc::new(l));
+    }
+    // Plane waves: corrections after H and after E (vacuum samples only, so before or
+    // after the dispersive update alike), and their incident lines.
+    for i in 0..model.plane_waves.len() {
+        out.push(Arc::new(tfsf::PlaneWavePass::new(model, i)));
     }
     // Last at AfterE: the poles' state update must see the final E¹ (sources included).
     if let Some(d) = dispersive::Dispersive::new(model) {

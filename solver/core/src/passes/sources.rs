@@ -21,7 +21,7 @@ impl Sources {
             .sources
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.component.is_electric() == electric)
+            .filter(|(_, s)| !s.line && s.component.is_electric() == electric)
             .map(|(i, s)| (i, s.component.index(), s.flat, s.index, s.kind == SourceKind::Hard))
             .collect();
         (!list.is_empty()).then_some(Sources { electric, list })

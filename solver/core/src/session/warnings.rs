@@ -52,7 +52,7 @@ fn drive_warnings(scene: &Scene, model: &Model) -> Vec<String> {
             ));
         }
     }
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let on_pec =
             s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
         if on_pec && s.kind == crate::scene::SourceKind::Hard {
@@ -71,7 +71,7 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     let mut out = Vec::new();
     let g = &model.grid;
     let t_end = g.steps as f64 * g.dt;
-    if scene.sources.is_empty() && !scene.ports.iter().any(|p| p.excite) {
+    if scene.sources.is_empty() && scene.plane_waves.is_empty() && !scene.ports.iter().any(|p| p.excite) {
         out.push(
             "the scene has no sources: every field stays zero (add a [[sources]] entry or a driven [[ports]] entry)"
                 .to_string(),
@@ -93,7 +93,7 @@ pub fn scene_warnings(scene: &Scene, model: &Model) -> Vec<String> {
     out.extend(drive_warnings(scene, model));
     // A current source on a PEC edge (a wire driven without a gap) is scaled by the
     // edge's zero coefficient.
-    for s in &model.sources {
+    for s in model.sources.iter().filter(|s| !s.line) {
         let on_pec =
             s.component.is_electric() && model.coefs.e_props[model.mat[s.component.index()][s.flat] as usize].is_none();
         if on_pec && s.kind == crate::scene::SourceKind::Current {

@@ -298,7 +298,7 @@ fn gpu_bindings_match_shaders() {
 
 /// Every entry point of every extension-pass kernel uses only bindings of the point-pass
 /// ABI ([`POINT_PASS`]), as the ABI declares them; and the passes a model schedules
-/// (sources and probes) name kernel files and entry points that exist, with the text
+/// (sources, probes, monitors, ports, inductors, a plane wave, dispersive media) name kernel files and entry points that exist, with the text
 /// in `shaders/passes/`.
 #[test]
 fn gpu_pass_kernels_use_the_point_pass_abi() {
@@ -337,12 +337,15 @@ fn gpu_pass_kernels_use_the_point_pass_abi() {
                  [[lumped]]\nname = \"l\"\nstart = [0.006, 0.006, 0.002]\nend = [0.006, 0.006, 0.003]\nl = 1e-9\n\
                  [materials.d]\npoles = [{ type = \"lorentz\", delta_eps = 1, frequency = 1e9, damping = 1e8 }]\n\
                  [[objects]]\nshape = \"box\"\nmaterial = \"d\"\nmin = [0.0, 0.0, 0.005]\nmax = [0.008, 0.008, 0.008]\n\
-                 [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 1e-4\npoints = [[0.004, 0.002, 0.001], [0.004, 0.002, 0.004]]\n";
+                 [[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\nradius = 1e-4\npoints = [[0.004, 0.002, 0.001], [0.004, 0.002, 0.004]]\n\
+                 [[sources]]\nname = \"pw\"\ntype = \"plane_wave\"\ntheta = 30\nphi = 20\n\
+                 box = { min = [0.003, 0.003, 0.002], max = [0.005, 0.005, 0.004] }\n\
+                 waveform = { type = \"ricker\", frequency = 1e9 }\n";
     let scene = fdtd_core::scene::Scene::parse(scene, "test.toml").expect("test scene");
     let model = fdtd_core::Simulation::standard(fdtd_core::model::Model::discretize(&scene).expect("test model"));
     assert!(
         model.schedule.passes.len() >= 7,
-        "the thin wire, sources, probes, the monitor, the port sampler, inductors and the dispersive media are passes"
+        "the thin wire, sources, probes, the monitor, the port sampler, inductors, the plane wave and the dispersive media are passes"
     );
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();
