@@ -64,8 +64,13 @@ fn tfsf_e(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     correct(gid.x + gid.y * groups.x * WG, true);
 }
 
-// One step of the line's E (electric) or H, from the other; one thread.
-fn line_step(electric: bool) {
+// Threads of the line's once-per-step entries: one workgroup (Scope::Once dispatches
+// one), each thread a stride of samples. Every sample of a half step reads only the other
+// field, so the threads need no barrier and the result is the CPU's, whatever the count.
+const LINE_THREADS: u32 = 256u;
+
+// One step of the line's E (electric) or H, from the other: thread `tid`'s samples.
+fn line_step(electric: bool, tid: u32) {
     let n = params[0];
     let block = params[1];
     let tail = params[2];
@@ -79,7 +84,7 @@ fn line_step(electric: bool) {
     }
     for (var c = 0u; c < 3u; c++) {
         let s = stencil(c);
-        for (var l = 0u; l < n; l++) {
+        for (var l = tid; l < n; l += LINE_THREADS) {
             let at = (dst * 3u + c) * n + l;
             if (electric && l < block) {
                 state[at] = pf(13u + c) * values[step.s * step.ns + params[3] + l];
@@ -106,12 +111,12 @@ fn line_step(electric: bool) {
     }
 }
 
-@compute @workgroup_size(1, 1, 1)
-fn line_h() {
-    line_step(false);
+@compute @workgroup_size(LINE_THREADS, 1, 1)
+fn line_h(@builtin(local_invocation_index) tid: u32) {
+    line_step(false, tid);
 }
 
-@compute @workgroup_size(1, 1, 1)
-fn line_e() {
-    line_step(true);
+@compute @workgroup_size(LINE_THREADS, 1, 1)
+fn line_e(@builtin(local_invocation_index) tid: u32) {
+    line_step(true, tid);
 }

@@ -10,7 +10,8 @@
 //!
 //! So each correction reads the line at the time level the 3-D update it corrects used.
 //! Records are one per corrected sample (its terms in `params`), so no two threads write
-//! one sample. Both backends do the same f32 operations in the same order
+//! one sample. The once entries are one workgroup of 256 threads on the GPU, each taking
+//! every 256th line sample (no sample of a half step reads another of the same field). Both backends do the same f32 operations in the same order
 //! (`shaders/passes/tfsf.wgsl`).
 use crate::model::tfsf::STENCIL;
 use crate::model::{Model, PlaneWaveModel};
