@@ -17,8 +17,9 @@
 //! within 2 % of the formula from h = 16 cells on).
 use super::{largest, BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
 use crate::reference::line2d;
-use fdtd_core::model::Model;
+use fdtd_core::model::{Grid, Model};
 use fdtd_core::ports;
+use fdtd_core::results::PortResult;
 
 pub const MICROSTRIP: Case = Case {
     name: "line-microstrip",
@@ -209,19 +210,7 @@ pub const WR90: Case = Case {
 
 fn wr90(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(WR90.name, spec, size);
-    let scene = crate::scene(&wr90_line());
-    let mut columns = Vec::new();
-    let mut grid = None;
-    for k in scene.drive_order() {
-        let s = fdtd_core::session::drives::drive_scene(&scene, k);
-        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
-            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
-        ));
-        let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
-        grid = Some(m.grid.clone());
-        columns.push((k, ports::results(&m, &sink.ports)));
-    }
-    let g = grid.expect("a drive ran");
+    let (columns, g) = drive_each(&mut cx, &wr90_line())?;
     let (a, c0) = (22.0 * g.d[0], 299_792_458.0f64);
     let p1 = &columns[0].1[0];
     let nf = p1.freq.len();
@@ -312,16 +301,7 @@ pub const IRIS: Case = Case {
 
 fn iris(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(IRIS.name, spec, size);
-    let scene = crate::scene(&wr90_iris());
-    let mut columns = Vec::new();
-    for k in scene.drive_order() {
-        let s = fdtd_core::session::drives::drive_scene(&scene, k);
-        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
-            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
-        ));
-        let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
-        columns.push((k, ports::results(&m, &sink.ports)));
-    }
+    let (columns, _) = drive_each(&mut cx, &wr90_iris())?;
     let sm = ports::s_matrix(&columns).expect("every port driven once");
     let nf = sm.freq.len();
     let mf = |k: usize| format!("{:.1} GHz", sm.freq[k] / 1e9);
@@ -359,6 +339,26 @@ fn iris(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     Ok(cx.finish())
 }
 
+/// Per drive: the driven port and every port's result (`ports::s_matrix`'s input).
+type Columns = Vec<(usize, Vec<PortResult>)>;
+
+/// Every port of a `[drive] ports = "each"` scene driven in turn, and the grid.
+fn drive_each(cx: &mut Ctx<'_>, text: &str) -> Result<(Columns, Grid), CaseError> {
+    let scene = crate::scene(text);
+    let mut columns = Vec::new();
+    let mut grid = None;
+    for k in scene.drive_order() {
+        let s = fdtd_core::session::drives::drive_scene(&scene, k);
+        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
+            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
+        ));
+        let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
+        grid = Some(m.grid.clone());
+        columns.push((k, ports::results(&m, &sink.ports)));
+    }
+    Ok((columns, grid.expect("a scene with ports drives at least one")))
+}
+
 fn microstrip(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     let mut cx = Ctx::new(MICROSTRIP.name, spec, size);
     let reference = line2d::microstrip(40, 16, D, W_CELLS, H_CELLS, EPS_R).line();
@@ -382,16 +382,7 @@ fn through(
     bounds: (f64, f64),
     s21_db: f64,
 ) -> Result<(), CaseError> {
-    let scene = crate::scene(text);
-    let mut columns = Vec::new();
-    for k in scene.drive_order() {
-        let s = fdtd_core::session::drives::drive_scene(&scene, k);
-        let model = std::sync::Arc::new(fdtd_core::Simulation::standard(
-            Model::discretize(&s).unwrap_or_else(|e| panic!("{e}")),
-        ));
-        let (m, sink) = cx.run_model(&format!("drive-{}", s.ports[k].name), model)?;
-        columns.push((k, ports::results(&m, &sink.ports)));
-    }
+    let (columns, _) = drive_each(cx, text)?;
     let p1 = &columns[0].1[0];
     let z = p1.line_z[0];
     let e = ports::eps_eff(p1.gamma[0], p1.freq[0]);

@@ -223,29 +223,11 @@ fn probe(
         Some(m) => (m / d).round().max(2.0) as i64,
         None => ((2.5 * (sig_size + 2.0 * feed_len) / d).ceil() as i64).max(5),
     };
-    // D: a quarter of the shortest guided wavelength asked for (densest material).
-    let n_max = at.coefs.e_props.iter().flatten().map(|&(e, _)| e).fold(1.0, f64::max)
-        * at.coefs.h_props.iter().copied().fold(1.0, f64::max);
-    let lambda = crate::C0 / (f_max.max(1.0) * n_max.sqrt());
-    let span = ((lambda / (4.0 * d)).floor() as i64).clamp(1, 400);
+    let span = quarter_wave(at, f_max, d);
     let s = sign as i64;
     let node = |k: i64| feed as i64 + s * k;
     // Planes a = k0 and b = k0 + span; the loops reach nodes k0 − 1 … k0 + span + 1.
-    let (first, last) = (node(k0 - 1), node(k0 + span + 1));
-    let (inner_lo, inner_hi) = interior(g, cpml, axis);
-    if first.min(last) < inner_lo as i64 || first.max(last) > inner_hi as i64 {
-        return Err(err(
-            p,
-            format!(
-                "its line's measurement planes ({} = {} … {} m) leave the domain's interior along {} (CPML included); \
-                 give a smaller `measure` or a longer line",
-                names[axis],
-                fmt(first as f64 * d),
-                fmt(last as f64 * d),
-                names[axis]
-            ),
-        ));
-    }
+    inside(p, g, cpml, axis, (node(k0 - 1), node(k0 + span + 1)), "line")?;
     let pa = node(k0) as usize;
     let pb = node(k0 + span) as usize;
     // Node planes whose conductors the loops need: each V plane and its two neighbours.
@@ -426,7 +408,35 @@ fn probe(
     })
 }
 
-/// D, a quarter of the shortest guided wavelength asked for, in cells of `d`.
+/// Refuse measurement planes (node range `nodes` along `axis`) outside the interior.
+fn inside(
+    p: &PortModel,
+    g: &Grid,
+    cpml: &[CpmlLayer],
+    axis: usize,
+    nodes: (i64, i64),
+    what: &str,
+) -> Result<(), ModelError> {
+    let names = ["x", "y", "z"];
+    let (lo, hi) = interior(g, cpml, axis);
+    let (first, last) = nodes;
+    if first.min(last) >= lo as i64 && first.max(last) <= hi as i64 {
+        return Ok(());
+    }
+    Err(err(
+        p,
+        format!(
+            "its {what}'s measurement planes ({} = {} … {} m) leave the domain's interior along {} (CPML included); \
+             give a smaller `measure` or a longer {what}",
+            names[axis],
+            fmt(first as f64 * g.d[axis]),
+            fmt(last as f64 * g.d[axis]),
+            names[axis]
+        ),
+    ))
+}
+
+/// D, a quarter of the shortest guided wavelength asked for (densest material), in cells of `d`.
 fn quarter_wave(at: &Plane<'_>, f_max: f64, d: f64) -> i64 {
     let n_max = at.coefs.e_props.iter().flatten().map(|&(e, _)| e).fold(1.0, f64::max)
         * at.coefs.h_props.iter().copied().fold(1.0, f64::max);
@@ -469,21 +479,7 @@ fn te10(
     let span = quarter_wave(at, f_max, d);
     let s = sign as i64;
     let node = |k: i64| feed as i64 + s * k;
-    let (first, last) = (node(k0 - 1), node(k0 + span + 1));
-    let (inner_lo, inner_hi) = interior(g, cpml, axis);
-    if first.min(last) < inner_lo as i64 || first.max(last) > inner_hi as i64 {
-        return Err(err(
-            p,
-            format!(
-                "its guide's measurement planes ({} = {} … {} m) leave the domain's interior along {} (CPML included); \
-                 give a smaller `measure` or a longer guide",
-                names[axis],
-                fmt(first as f64 * d),
-                fmt(last as f64 * d),
-                names[axis]
-            ),
-        ));
-    }
+    inside(p, g, cpml, axis, (node(k0 - 1), node(k0 + span + 1)), "guide")?;
     // The walls: every node on the cross-section's rim is on a conductor, no E edge
     // inside it is (an empty guide between the port's corners).
     let walls = |plane: usize| -> Result<(), ModelError> {
