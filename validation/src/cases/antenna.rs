@@ -141,44 +141,15 @@ pub(super) fn sinusoidal_dipole(l: f64, freq: f64) -> (f64, impl Fn(f64) -> f64)
 /// resonance `f_far`; vacuum margins of ≥ 40 mm (x, y) and ≥ 29 mm (z) inside a 10-cell
 /// CPML, as in `scenes/antenna.toml` (which is this dipole at 1 mm).
 fn dipole_scene(d: f64, arm: usize, f_far: f64) -> String {
-    let mx = (0.040 / d).ceil() as usize + 10;
-    let mz = (0.029 / d).ceil() as usize + 10;
-    let (nx, nz) = (2 * mx, 2 * arm + 1 + 2 * mz);
-    let xw = mx as f64 * d;
-    let z = |k: usize| k as f64 * d;
-    let (z0, zg, zg1, z1) = (z(mz), z(mz + arm), z(mz + arm + 1), z(mz + 2 * arm + 1));
     format!(
-        r#"
-[domain]
-cell = {d}
-cells = [{nx}, {nx}, {nz}]
-[time]
-duration = 30e-9
-[boundaries]
-all = "cpml"
-[frequencies]
-start = 0.7e9
-stop = 1.3e9
-points = 241
-[[objects]]
-shape = "wire"
-material = "pec"
-points = [[{xw}, {xw}, {z0}], [{xw}, {xw}, {zg}]]
-[[objects]]
-shape = "wire"
-material = "pec"
-points = [[{xw}, {xw}, {zg1}], [{xw}, {xw}, {z1}]]
-[[ports]]
-name = "feed"
-start = [{xw}, {xw}, {zg}]
-end = [{xw}, {xw}, {zg1}]
-impedance = 73
+        r#"{}
 [[farfield]]
 name = "ff"
 frequencies = [{f_far}]
 theta_step = 3
 phi_step = 15
-"#
+"#,
+        super::wire_radius::scene(d, arm, None)
     )
 }
 

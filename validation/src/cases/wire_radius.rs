@@ -17,7 +17,7 @@ pub const RADII: [f64; 3] = [0.05, 0.2, 0.45];
 
 /// A dipole of two `wire` objects of `arm` cells along z (radius `radius` m, or none), a
 /// one-cell gap with a 73 Ω port; ≥ 40 mm (x, y) and ≥ 29 mm (z) of vacuum inside a
-/// 10-cell CPML, as `antenna::HALF_WAVE`'s dipole (without its far field).
+/// 10-cell CPML: `antenna::HALF_WAVE`'s dipole is this one (no radius) with a far field.
 pub fn scene(d: f64, arm: usize, radius: Option<f64>) -> String {
     let mx = (0.040 / d).ceil() as usize + 10;
     let mz = (0.029 / d).ceil() as usize + 10;
