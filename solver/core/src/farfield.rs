@@ -162,6 +162,10 @@ pub struct FarField {
     /// The image planes the transform used (see the module doc); directions behind a
     /// ground plane have zero field.
     pub images: Vec<ImagePlane>,
+    /// With a plane wave: the bistatic radar cross section 4πU/I per direction (m²), and
+    /// the monostatic one (θ, φ of the backscatter direction −k̂ in rad, σ in m²).
+    pub rcs: Option<Vec<f64>>,
+    pub monostatic: Option<(f64, f64, f64)>,
 }
 
 /// Axial ratios above this (dB) are reported as linear polarisation.
@@ -669,6 +673,8 @@ pub fn compute(name: &str, s: &Surface, theta: &[f64], phi: &[f64], port: Option
         realized_gain,
         polarization: Polarization::default(),
         images: s.images.clone(),
+        rcs: None,
+        monostatic: None,
     }
 }
 
@@ -855,6 +861,14 @@ pub fn summary_lines(ffs: &[FarField]) -> Vec<String> {
         }
         if let Some(g) = peak(&f.realized_gain) {
             line += &format!(", realized {} dBi", crate::fmt::fixed(db(g), 2));
+        }
+        if let Some((t, p, sigma)) = f.monostatic {
+            line += &format!(
+                ", monostatic RCS {} dBsm (backscatter θ {}°, φ {}°)",
+                crate::fmt::fixed(db(sigma), 2),
+                sig(t.to_degrees(), 4),
+                sig(p.to_degrees(), 4)
+            );
         }
         if !f.images.is_empty() {
             let planes: Vec<String> = f.images.iter().map(ImagePlane::describe).collect();

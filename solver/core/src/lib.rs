@@ -41,6 +41,7 @@ pub mod plan;
 pub mod ports;
 pub mod results;
 pub mod runner;
+pub mod scattering;
 pub mod schedule;
 pub mod session;
 pub mod simulation;

@@ -28,6 +28,11 @@ pub struct RunResults {
     /// The recorded closed surfaces of the `[[farfield]]` boxes (input of the far-field
     /// transform), one entry per box.
     pub surfaces: Vec<FarFieldRecording>,
+    /// `[[cross_sections]]`: what the plane waves' targets scatter and absorb.
+    pub cross_sections: Vec<CrossSectionResult>,
+    /// A scene with one plane wave: its incident intensity at the flux monitors' and far
+    /// fields' frequencies (the normalisation of `normalized` fluxes and of the RCS).
+    pub incident: Option<IncidentSpectrum>,
     /// The full S-matrix of a run that drove every port in turn (`drive.ports = "each"`).
     pub s_matrix: Option<SMatrix>,
     /// Which result frequencies the run resolves (empty vectors: not assessed).
@@ -45,6 +50,8 @@ pub struct Resolved {
     pub monitors: Vec<Vec<bool>>,
     /// Per far field of `farfields` (one frequency each).
     pub farfields: Vec<bool>,
+    /// Per cross section of `cross_sections`, per frequency.
+    pub cross_sections: Vec<Vec<bool>>,
 }
 
 /// The full scattering matrix of a run that drove each port in turn.
@@ -144,4 +151,47 @@ pub struct MonitorResult {
     /// Flux monitors: net power through the plane (along +axis) or out of the box, per
     /// frequency (W, normalised as the module doc says).
     pub flux: Vec<f64>,
+    /// Flux planes in a scene with one plane wave: the power the incident wave carries
+    /// through the plane's area (|S·n̂|·A, the transform's units), and `flux` divided by
+    /// it (the transmittance behind a structure; minus the reflectance in the scattered
+    /// field before it). Empty otherwise.
+    pub incident_power: Vec<f64>,
+    pub normalized: Vec<f64>,
+}
+
+/// A plane wave's incident intensity per frequency ([`crate::scattering::Incident`]).
+#[derive(Clone, Debug, Default)]
+pub struct IncidentSpectrum {
+    /// The plane wave's name and its (realised) direction of propagation k̂.
+    pub wave: String,
+    pub k: [f64; 3],
+    pub freq: Vec<f64>,
+    /// |S| per frequency (the transform's units, W/m²·s²).
+    pub intensity: Vec<f64>,
+}
+
+impl IncidentSpectrum {
+    /// The intensity at `f` (one of `freq`), if there.
+    pub fn at(&self, f: f64) -> Option<f64> {
+        let k = self.freq.iter().position(|&x| x == f)?;
+        self.intensity.get(k).copied().filter(|&i| i > 0.0)
+    }
+}
+
+/// One `[[cross_sections]]` entry's result ([`crate::scattering`]): cross sections in m²
+/// per frequency.
+#[derive(Clone, Debug, Default)]
+pub struct CrossSectionResult {
+    pub name: String,
+    /// The plane wave that lights it.
+    pub wave: String,
+    pub freq: Vec<f64>,
+    /// σ_sca = P_sca / I, σ_abs = P_abs / I, and σ_ext from the interference of the
+    /// incident and scattered fields (computed on its own: σ_ext = σ_sca + σ_abs is a check).
+    pub scattering: Vec<f64>,
+    pub absorption: Vec<f64>,
+    pub extinction: Vec<f64>,
+    /// The incident intensity I (the transform's units: W/m²·s²), by which the powers
+    /// were divided.
+    pub incident_intensity: Vec<f64>,
 }

@@ -64,6 +64,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
         snapshots: vec![],
         monitors: vec![],
         farfields: vec![],
+        cross_sections: vec![],
         ports: vec![],
         lumped: vec![],
         frequencies: None,

@@ -1227,12 +1227,13 @@ impl Hdf5Sink {
     /// Write the frequency-domain results of a finished run (`/monitors`, see
     /// [`crate::results`]); only their non-empty parts.
     pub fn write_results(&mut self, r: &fdtd_core::results::RunResults) -> Result<(), OutputError> {
-        if r.monitors.is_empty() && r.surfaces.is_empty() {
+        if r.monitors.is_empty() && r.surfaces.is_empty() && r.cross_sections.is_empty() {
             return Ok(());
         }
         self.reserve_ahead(crate::results::bytes(r))?;
         let root: &hdf5::Group = self.file();
         crate::results::write_monitors(root, r).map_err(|e| self.err("writing /monitors".into(), e))?;
+        crate::results::write_cross_sections(root, r).map_err(|e| self.err("writing /cross_sections".into(), e))?;
         self.results = r
             .monitors
             .iter()

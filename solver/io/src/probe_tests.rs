@@ -61,6 +61,7 @@ fn scene(n: usize, steps: usize, comps: &[&[Component]], every: &[usize]) -> Sce
         snapshots: vec![],
         monitors: vec![],
         farfields: vec![],
+        cross_sections: vec![],
         ports: vec![],
         lumped: vec![],
         frequencies: None,

@@ -9,9 +9,15 @@
 //!            origin (m, the position of sample [0, 0, 0]), spacing [dx, dy, dz] (m),
 //!            units (V·s/m or A·s/m: transforms of V/m and A/m)
 //! flux:  /monitors/<name>/flux  f64[F]  W·s² (½ Re ∮ E×H*·n dS of the transforms)
+//! flux planes with one plane wave: /monitors/<name>/incident_power f64[F] (the incident
+//!            wave's power through the plane's area), /monitors/<name>/normalized f64[F]
+//!            (flux / incident_power: T behind a structure, −R in the scattered field)
 //! farfield boxes: /monitors/<name>/flux  f64[F] (the box's flux, for the energy balance),
 //!            /monitors/<name>/surface/{position f64[S,3], normal f64[S,3], area f64[S],
 //!            e_re, e_im, h_re, h_im f64[F, S, 3]}: the closed surface the far field comes from
+//! /cross_sections/<name>    attrs: plane_wave, units ("m^2")
+//! /cross_sections/<name>/{frequency, scattering, absorption, extinction, incident_intensity}
+//!            f64[F] (Hz; m²; m²; m²; W·s²/m²)
 //! ```
 use fdtd_core::monitors::post;
 use fdtd_core::results::{FarFieldRecording, MonitorResult, RunResults};
@@ -111,6 +117,48 @@ fn monitor(top: &Group, m: &MonitorResult, per_watt: bool) -> hdf5::Result<()> {
     if !m.flux.is_empty() {
         let ds = dataset(&g, "flux", &[m.flux.len()], m.flux.clone())?;
         attr_str(&ds, "units", if per_watt { "W per W incident" } else { "W*s^2" })?;
+    }
+    if !m.normalized.is_empty() {
+        let ds = dataset(
+            &g,
+            "incident_power",
+            &[m.incident_power.len()],
+            m.incident_power.clone(),
+        )?;
+        attr_str(&ds, "units", "W*s^2")?;
+        let ds = dataset(&g, "normalized", &[m.normalized.len()], m.normalized.clone())?;
+        attr_str(&ds, "units", "1 (flux / incident_power)")?;
+    }
+    Ok(())
+}
+
+/// `/cross_sections`: one group per `[[cross_sections]]` entry; nothing when there are none.
+pub fn write_cross_sections(root: &Group, r: &RunResults) -> hdf5::Result<()> {
+    if r.cross_sections.is_empty() {
+        return Ok(());
+    }
+    if root.link_exists("cross_sections") {
+        root.unlink("cross_sections")?;
+    }
+    let top = group(root, "cross_sections")?;
+    for (i, c) in r.cross_sections.iter().enumerate() {
+        let g = top.create_group(&c.name)?;
+        attr_str(&g, "plane_wave", &c.wave)?;
+        attr_str(&g, "units", "m^2")?;
+        let n = c.freq.len();
+        dataset(&g, "frequency", &[n], c.freq.clone())?;
+        for (name, v) in [
+            ("scattering", &c.scattering),
+            ("absorption", &c.absorption),
+            ("extinction", &c.extinction),
+            ("incident_intensity", &c.incident_intensity),
+        ] {
+            dataset(&g, name, &[n], v.clone())?;
+        }
+        if let Some(flags) = r.resolved.cross_sections.get(i).filter(|f| f.len() == n) {
+            let v: Vec<u8> = flags.iter().map(|&x| x as u8).collect();
+            g.new_dataset_builder().with_data(&v).create("resolved")?;
+        }
     }
     Ok(())
 }

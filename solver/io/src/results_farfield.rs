@@ -177,6 +177,23 @@ fn write_one(top: &Group, name: &str, set: &[&FarField]) -> hdf5::Result<()> {
     if let Some(d) = dbs(&|f| f.realized_gain.as_ref()) {
         dataset(&g, "realized_gain_dBi", shape.clone(), &d)?;
     }
+    if let Some(d) = dbs(&|f| f.rcs.as_ref()) {
+        // dB relative to 1 m².
+        dataset(&g, "rcs_dBsm", shape.clone(), &d)?;
+    }
+    if set.iter().all(|f| f.monostatic.is_some()) {
+        let mono: Vec<(f64, f64, f64)> = set.iter().filter_map(|f| f.monostatic).collect();
+        put_arr(
+            &g,
+            "monostatic_rcs_dBsm",
+            &mono.iter().map(|m| db(m.2)).collect::<Vec<_>>(),
+        )?;
+        let dirs: Vec<f64> = mono.iter().flat_map(|m| [m.0.to_degrees(), m.1.to_degrees()]).collect();
+        g.new_attr::<f64>()
+            .shape([nf, 2])
+            .create("monostatic_direction")?
+            .write_raw(&dirs)?;
+    }
     put_arr(
         &g,
         "radiated_power",

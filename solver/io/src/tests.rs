@@ -109,6 +109,7 @@ fn scene() -> Scene {
         ],
         monitors: vec![],
         farfields: vec![],
+        cross_sections: vec![],
         ports: vec![],
         lumped: vec![],
         frequencies: None,

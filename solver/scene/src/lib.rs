@@ -10,7 +10,7 @@ pub mod monitor;
 pub mod waveform;
 
 pub use component::Component;
-pub use monitor::{FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion, Polarization};
+pub use monitor::{CrossSection, FarFieldBox, Frequencies, Monitor, MonitorKind, MonitorRegion, Polarization};
 
 /// Speed of light in vacuum (m/s).
 pub const C0: f64 = 299_792_458.0;
@@ -101,6 +101,8 @@ pub struct Scene {
     pub monitors: Vec<Monitor>,
     /// `[[farfield]]`: far-field boxes.
     pub farfields: Vec<FarFieldBox>,
+    /// `[[cross_sections]]`: cross sections of what a plane wave lights.
+    pub cross_sections: Vec<CrossSection>,
     /// Lumped ports (`[[ports]]`), in scene order.
     pub ports: Vec<Port>,
     /// Lumped R, L, C elements (`[[lumped]]`), in scene order.

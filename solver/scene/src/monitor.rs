@@ -76,6 +76,27 @@ pub struct FarFieldBox {
     pub phi_step: f64,
     /// The reference polarisation of the co-/cross-polar split.
     pub polarization: Polarization,
+    /// `rcs = true`: the radar cross section of what a plane wave lights (the box must
+    /// enclose the plane wave's total-field box). `None`: given with a plane wave, an
+    /// RCS whenever the box encloses its total-field box.
+    pub rcs: Option<bool>,
+}
+
+/// A `[[cross_sections]]` entry: the scattering, absorption and extinction cross
+/// sections of what a plane wave lights, from a flux box outside its total-field box
+/// (the scattered field) and one inside it (the total field).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossSection {
+    pub name: String,
+    /// The plane wave: an index into `Scene::plane_waves`.
+    pub wave: usize,
+    /// None: the scene's default frequencies.
+    pub frequencies: Option<Frequencies>,
+    /// The scattered-field box `(min, max)` (m); None: one cell outside the total-field box.
+    pub scattered: Option<([f64; 3], [f64; 3])>,
+    /// The absorption box `(min, max)` (m), inside the total-field box around every
+    /// object in it; None: one cell inside the total-field box.
+    pub total: Option<([f64; 3], [f64; 3])>,
 }
 
 /// The co-polar unit vector of a far field's co-/cross-polar split (`polarization`).

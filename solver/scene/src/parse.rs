@@ -25,10 +25,12 @@ mod monitors;
 pub(crate) mod plane_wave;
 #[path = "parse_poles.rs"]
 mod poles;
+#[path = "parse_scattering.rs"]
+mod scattering;
 
 const MAX_CELLS: f64 = 1_099_511_627_776.0; // 2^40
 
-const TOP_KEYS: [&str; 15] = [
+const TOP_KEYS: [&str; 16] = [
     "domain",
     "ports",
     "drive",
@@ -44,6 +46,7 @@ const TOP_KEYS: [&str; 15] = [
     "checkpoint",
     "monitors",
     "farfield",
+    "cross_sections",
 ];
 const AXES: [&str; 3] = ["x", "y", "z"];
 const COMPONENT_NAMES: [&str; 6] = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"];
@@ -133,6 +136,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     let mut probes = Vec::new();
     let mut snapshots = Vec::new();
     let (mut monitors, mut farfields) = (Vec::new(), Vec::new());
+    let mut cross_sections = Vec::new();
     if let Some(size) = size {
         (monitors, farfields) = monitors::monitors_and_farfields(root, size, &mut p);
         if let (Some(tables), Some((d, _))) = (p.keep(list(root.get("sources"), "sources")), &dom) {
@@ -149,6 +153,15 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
                     None => {}
                 }
             }
+        }
+        if let (Some((d, _)), Some(b)) = (&dom, &boundaries) {
+            let ctx = scattering::Context {
+                domain: d,
+                boundaries: b,
+                objects: &objects,
+                plane_waves: &plane_waves,
+            };
+            cross_sections = scattering::cross_sections(root, &ctx, &farfields, &mut p);
         }
         let mut names = Names::default();
         for (i, t) in p
@@ -235,6 +248,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
             snapshots,
             monitors,
             farfields,
+            cross_sections,
             ports,
             lumped,
             frequencies,
@@ -1827,6 +1841,13 @@ impl<'a> Val<'a> {
             return Err(self.err(format!("must be >= {min} (got {n})")));
         }
         usize::try_from(n).map_err(|_| self.err(format!("{n} is too large")))
+    }
+
+    fn boolean(&self) -> R<bool> {
+        match self.value() {
+            DeValue::Boolean(b) => Ok(*b),
+            _ => Err(self.expected("true or false")),
+        }
     }
 
     fn str(&self) -> R<&'a str> {

@@ -110,7 +110,7 @@ fn plane(p: &Tbl, size: [f64; 3]) -> R<MonitorRegion> {
 }
 
 /// A box's `min` and `max`, inside the domain (strictly, for a closed surface).
-fn bounds(b: &Tbl, size: [f64; 3], closed: bool) -> R<([f64; 3], [f64; 3])> {
+pub(super) fn bounds(b: &Tbl, size: [f64; 3], closed: bool) -> R<([f64; 3], [f64; 3])> {
     b.check_keys(&["min", "max"])?;
     let min_v = b.req("min")?;
     let min = min_v.vec3()?;
@@ -147,7 +147,15 @@ const MIN_ANGLE_STEP: f64 = 0.01;
 const MAX_DIRECTIONS: f64 = 1e7;
 
 fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldBox> {
-    t.check_keys(&["name", "frequencies", "box", "theta_step", "phi_step", "polarization"])?;
+    t.check_keys(&[
+        "name",
+        "frequencies",
+        "box",
+        "theta_step",
+        "phi_step",
+        "polarization",
+        "rcs",
+    ])?;
     let name = names.take(t, "farfield", i)?;
     let frequencies = t.get("frequencies").map(|v| frequencies(&v)).transpose()?;
     let region = t.get("box").map(|v| bounds(&v.table()?, size, true)).transpose()?;
@@ -197,6 +205,7 @@ fn farfield(t: &Tbl, i: usize, size: [f64; 3], names: &mut Names) -> R<FarFieldB
             .map(|v| polarization(&v))
             .transpose()?
             .unwrap_or_default(),
+        rcs: t.get("rcs").map(|v| super::scattering::rcs(&v)).transpose()?,
     })
 }
 

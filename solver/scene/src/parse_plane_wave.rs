@@ -37,6 +37,22 @@ pub(super) fn plane_wave(t: &Tbl, name: String, ctx: &Context) -> R<PlaneWave> {
     let polarization = angle("polarization", 360.0)?;
     let box_v = t.req("box")?;
     let (min, max) = tfsf_box(&box_v, ctx)?;
+    // Spanning a periodic axis, the incident field must be periodic too: k ⟂ that axis
+    // (oblique incidence in a unit cell needs Bloch-periodic boundaries: not yet).
+    let (th, ph) = (theta.to_radians(), phi.to_radians());
+    let k = [th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()];
+    let spans = spanned(min, max, ctx);
+    if let Some(a) = (0..3).find(|&a| spans[a] && k[a].abs() > 1e-9) {
+        let at = t.get("theta").or_else(|| t.get("phi")).unwrap_or(box_v);
+        return Err(at
+            .err(format!(
+                "the total-field box spans the periodic cell along {}, and k has a component {} along it: oblique \
+                 incidence in a periodic unit cell needs Bloch-periodic boundaries, which are not supported yet",
+                AXES[a],
+                num(k[a])
+            ))
+            .hint("light a unit cell at normal incidence (theta = 0 or 180 for a cell periodic in x and y)"));
+    }
     let waveform = waveform(&t.req("waveform")?.table()?)?;
     Ok(PlaneWave {
         name,
@@ -56,6 +72,18 @@ pub fn box_nodes(min: [f64; 3], max: [f64; 3], d: [f64; 3]) -> [[usize; 2]; 3] {
             (min[a] / d[a]).round().max(0.0) as usize,
             (max[a] / d[a]).round().max(0.0) as usize,
         ]
+    })
+}
+
+/// Per axis, whether the box spans a periodic domain from face to face (a unit cell: the
+/// box has no faces along that axis).
+pub(super) fn spanned(min: [f64; 3], max: [f64; 3], ctx: &Context) -> [bool; 3] {
+    let nodes = box_nodes(min, max, ctx.domain.cell_size);
+    [0, 1, 2].map(|a| {
+        let periodic = ctx
+            .boundaries
+            .is_some_and(|b| matches!(b.face(a, false), Boundary::Periodic));
+        periodic && nodes[a] == [0, ctx.domain.cells[a]]
     })
 }
 
@@ -89,8 +117,9 @@ fn tfsf_box(v: &Val, ctx: &Context) -> R<([f64; 3], [f64; 3])> {
             ))
             .hint("give the box at least one cell along every axis"));
     }
+    let spans = spanned(min, max, ctx);
     if let Some(bounds) = ctx.boundaries {
-        for a in 0..3 {
+        for a in (0..3).filter(|&a| !spans[a]) {
             let n = ctx.domain.cells[a];
             let layer = |high: bool| match bounds.face(a, high) {
                 Boundary::Cpml(c) => c.cells,
@@ -128,8 +157,10 @@ fn tfsf_box(v: &Val, ctx: &Context) -> R<([f64; 3], [f64; 3])> {
         }
         let (olo, ohi) = o.shape.bounds();
         let tol = 1e-9;
-        let inside = (0..3).all(|a| olo[a] >= lo[a] + d[a] * (1.0 - tol) && ohi[a] <= hi[a] - d[a] * (1.0 - tol));
-        let outside = (0..3).any(|a| ohi[a] <= lo[a] - d[a] * (1.0 - tol) || olo[a] >= hi[a] + d[a] * (1.0 - tol));
+        let inside =
+            (0..3).all(|a| spans[a] || (olo[a] >= lo[a] + d[a] * (1.0 - tol) && ohi[a] <= hi[a] - d[a] * (1.0 - tol)));
+        let outside =
+            (0..3).any(|a| !spans[a] && (ohi[a] <= lo[a] - d[a] * (1.0 - tol) || olo[a] >= hi[a] + d[a] * (1.0 - tol)));
         if !(inside || outside) {
             let mat = ctx
                 .materials

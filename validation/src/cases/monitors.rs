@@ -24,7 +24,7 @@ pub(super) fn run_with_results(
         summary.steps_done - summary.first_step,
         summary.stepping.as_secs_f64(),
     );
-    let results = monitor_results(&model, backend.as_mut())?;
+    let results = monitor_results(&model, backend.as_mut(), summary.steps_done)?;
     Ok((model, sink, results))
 }
 

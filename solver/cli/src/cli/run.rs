@@ -420,7 +420,13 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
     };
     let mut out = Vec::new();
     for m in &r.monitors {
-        if m.kind == "flux" {
+        if m.kind == "flux" && !m.normalized.is_empty() {
+            out.push(format!(
+                "monitor  {} flux / incident power through it: {}",
+                m.name,
+                few(&m.freq, &m.normalized)
+            ));
+        } else if m.kind == "flux" {
             let per = if r.per_watt_incident { " (W per W incident)" } else { "" };
             out.push(format!("monitor  {} flux{per}: {}", m.name, few(&m.freq, &m.flux)));
         } else {
@@ -432,11 +438,58 @@ fn monitor_lines(r: &fdtd::results::RunResults) -> Vec<String> {
             ));
         }
     }
+    for (i, c) in r.cross_sections.iter().enumerate() {
+        out.extend(cross_section_lines(c, r.resolved.cross_sections.get(i)));
+    }
     for s in &r.surfaces {
         let freq: Vec<f64> = s.surfaces.iter().map(|x| x.freq).collect();
         let flux: Vec<f64> = s.surfaces.iter().map(fdtd::monitors::post::flux).collect();
         let per = if r.per_watt_incident { " (W per W incident)" } else { "" };
         out.push(format!("farfield {} box flux{per}: {}", s.name, few(&freq, &flux)));
+    }
+    out
+}
+
+/// A cross section's summary: σ_ext, σ_sca, σ_abs at the frequency of the largest σ_ext
+/// and the energy balance over the resolved frequencies.
+fn cross_section_lines(c: &fdtd::results::CrossSectionResult, resolved: Option<&Vec<bool>>) -> Vec<String> {
+    let ok = |k: usize| resolved.is_none_or(|r| r.get(k).copied().unwrap_or(false));
+    let good: Vec<usize> = (0..c.freq.len())
+        .filter(|&k| ok(k) && c.extinction[k].is_finite())
+        .collect();
+    let Some(&peak) = good
+        .iter()
+        .max_by(|&&a, &&b| c.extinction[a].total_cmp(&c.extinction[b]))
+    else {
+        return vec![format!(
+            "cross section {}: no frequency in the band plane wave {} drives",
+            c.name, c.wave
+        )];
+    };
+    let balance = good
+        .iter()
+        .map(|&k| ((c.extinction[k] - c.scattering[k] - c.absorption[k]) / c.extinction[k]).abs())
+        .fold(0.0, f64::max);
+    let mut out = vec![format!(
+        "cross section {} (plane wave {}): at {} σ_ext {} m², σ_sca {} m², σ_abs {} m² (largest σ_ext of {} frequencies)",
+        c.name,
+        c.wave,
+        fdtd::fmt::hz(c.freq[peak]),
+        fdtd::fmt::sig(c.extinction[peak], 4),
+        fdtd::fmt::sig(c.scattering[peak], 4),
+        fdtd::fmt::sig(c.absorption[peak], 4),
+        good.len()
+    )];
+    out.push(format!(
+        "cross section {}: energy balance |σ_ext − σ_sca − σ_abs| / σ_ext ≤ {:.2e} over the band",
+        c.name, balance
+    ));
+    if good.len() < c.freq.len() {
+        out.push(format!(
+            "cross section {}: {} frequency(ies) outside the band the plane wave drives are marked unresolved",
+            c.name,
+            c.freq.len() - good.len()
+        ));
     }
     out
 }

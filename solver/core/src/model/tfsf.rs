@@ -81,6 +81,8 @@ pub struct PlaneWaveModel {
     pub polarization: f64,
     /// The box's nodes, per axis (low, high).
     pub nodes: [[usize; 2]; 3],
+    /// Per axis, whether the box spans a periodic unit cell (no faces along it).
+    pub spans: [bool; 3],
     /// The line: length, hard block `0..block`, lossy tail `tail..len`, and `L = l + l_off`.
     pub len: usize,
     pub block: usize,
@@ -166,12 +168,52 @@ pub(super) fn build(
     scene
         .plane_waves
         .iter()
-        .map(|p| one(p, grid, coefs, mat, sources))
+        .enumerate()
+        .map(|(i, p)| {
+            let spans = spanned(scene, p, grid);
+            let cover: Vec<[[usize; 2]; 3]> = scene
+                .cross_sections
+                .iter()
+                .filter(|c| c.wave == i)
+                .map(|c| scattered_nodes(c, p, grid))
+                .collect();
+            one(p, spans, &cover, grid, coefs, mat, sources)
+        })
         .collect()
 }
 
+/// Per axis, whether plane wave `p`'s box spans a periodic domain face to face (a unit
+/// cell: no faces along that axis).
+pub fn spanned(scene: &Scene, p: &PlaneWave, grid: &Grid) -> [bool; 3] {
+    let nodes = crate::scene::plane_wave_nodes(p.min, p.max, grid.d);
+    [0, 1, 2].map(|a| {
+        matches!(scene.boundaries.face(a, false), crate::scene::Boundary::Periodic) && nodes[a] == [0, grid.n[a]]
+    })
+}
+
+/// The scattered-field box of cross section `c` (nodes): its own, or one cell outside
+/// the total-field box of its plane wave `p`.
+pub fn scattered_nodes(c: &crate::scene::CrossSection, p: &PlaneWave, grid: &Grid) -> [[usize; 2]; 3] {
+    match c.scattered {
+        Some((lo, hi)) => crate::scene::plane_wave_nodes(lo, hi, grid.d),
+        None => crate::scene::plane_wave_nodes(p.min, p.max, grid.d).map(|[l, h]| [l.saturating_sub(1), h + 1]),
+    }
+}
+
+/// The absorption box of cross section `c` (nodes): its own, or one cell inside the
+/// total-field box.
+pub fn absorption_nodes(c: &crate::scene::CrossSection, p: &PlaneWave, grid: &Grid) -> [[usize; 2]; 3] {
+    match c.total {
+        Some((lo, hi)) => crate::scene::plane_wave_nodes(lo, hi, grid.d),
+        None => crate::scene::plane_wave_nodes(p.min, p.max, grid.d).map(|[l, h]| [l + 1, h.saturating_sub(1)]),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn one(
     p: &PlaneWave,
+    spans: [bool; 3],
+    cover: &[[[usize; 2]; 3]],
     grid: &Grid,
     coefs: &CoefTable,
     mat: &[Vec<u16>; 6],
@@ -200,6 +242,16 @@ fn one(
     let e = [0, 1, 2].map(|a| psi.cos() * th_hat[a] + psi.sin() * ph_hat[a]);
     let nodes = crate::scene::plane_wave_nodes(p.min, p.max, d);
     for a in 0..3 {
+        if spans[a] {
+            if m[a] != 0 {
+                return Err(err(format!(
+                    "its box spans the periodic cell along {} but k has a component along it (m = {m:?}): oblique \
+                     incidence in a unit cell needs Bloch-periodic boundaries",
+                    ["x", "y", "z"][a]
+                )));
+            }
+            continue;
+        }
         if nodes[a][1] <= nodes[a][0] || nodes[a][1] + 1 > grid.n[a] || nodes[a][0] < 1 {
             return Err(err(format!(
                 "its box {:?} (nodes) does not fit the grid {:?}",
@@ -207,8 +259,9 @@ fn one(
             )));
         }
     }
-    let lo = [0, 1, 2].map(|a| 2 * nodes[a][0] as i64);
-    let hi = [0, 1, 2].map(|a| 2 * nodes[a][1] as i64);
+    // Along a spanned (periodic) axis every sample is inside: no faces there.
+    let lo = [0, 1, 2].map(|a| if spans[a] { i64::MIN / 4 } else { 2 * nodes[a][0] as i64 });
+    let hi = [0, 1, 2].map(|a| if spans[a] { i64::MAX / 4 } else { 2 * nodes[a][1] as i64 });
     let total = |q: [i64; 3]| (0..3).all(|a| q[a] >= lo[a] && q[a] <= hi[a]);
     let big_l = |q: [i64; 3]| (0..3).map(|a| m[a] as i64 * q[a]).sum::<i64>();
     // Targets and their terms, with absolute L for now.
@@ -285,8 +338,25 @@ fn one(
     let mm = m.iter().map(|x| x.unsigned_abs() as usize).max().unwrap_or(1).max(1);
     let block = 2 * mm;
     let gap = 2 * mm + 2;
-    let lmin = raw.iter().map(|r| r.1).min().unwrap_or(0);
-    let lmax = raw.iter().map(|r| r.1).max().unwrap_or(0);
+    // The line spans the L of every corrected sample, and of every sample of the `cover`
+    // boxes (nodes; H half a cell outside them), where results read the incident field.
+    let corners = cover.iter().flat_map(|b| {
+        (0..8).map(move |c: usize| {
+            (0..3)
+                .map(|a| {
+                    let q = if c >> a & 1 == 1 {
+                        2 * b[a][1] as i64 + 1
+                    } else {
+                        2 * b[a][0] as i64 - 1
+                    };
+                    m[a] as i64 * if spans[a] { 0 } else { q }
+                })
+                .sum::<i64>()
+        })
+    });
+    let ls: Vec<i64> = raw.iter().map(|r| r.1).chain(corners).collect();
+    let lmin = ls.iter().copied().min().unwrap_or(0);
+    let lmax = ls.iter().copied().max().unwrap_or(0);
     let l_off = lmin - (block + gap) as i64;
     let tail = (lmax - l_off) as usize + gap;
     let dmin = d.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -314,7 +384,10 @@ fn one(
     let z0 = (0..8)
         .map(|corner: usize| {
             (0..3)
-                .map(|a| m[a] as i64 * if corner >> a & 1 == 1 { hi[a] } else { lo[a] })
+                .map(|a| match spans[a] {
+                    true => 0,
+                    false => m[a] as i64 * if corner >> a & 1 == 1 { hi[a] } else { lo[a] },
+                })
                 .sum::<i64>()
         })
         .min()
@@ -345,6 +418,7 @@ fn one(
         e,
         polarization: p.polarization,
         nodes,
+        spans,
         len,
         block,
         tail,

@@ -78,6 +78,11 @@ pub enum Kind {
     Flux,
     /// Closed-surface phasors for the near-to-far-field transform, closed together with
     /// their images in the domain's PEC/PMC faces (`images`, see [`crate::farfield`]).
+    /// One of the two flux boxes of the cross section named `section`, lit by plane wave
+    /// `wave` (an index of `Model::plane_waves`): `outer` the scattered-field box, else the
+    /// absorption box inside the total field. Turned into cross sections by
+    /// [`crate::scattering`].
+    CrossSection { section: String, wave: usize, outer: bool },
     FarField {
         theta_step: f64,
         phi_step: f64,
@@ -91,6 +96,7 @@ impl Kind {
         match self {
             Kind::Dft => "dft",
             Kind::Flux => "flux",
+            Kind::CrossSection { .. } => "cross_section",
             Kind::FarField { .. } => "farfield",
         }
     }
@@ -115,6 +121,7 @@ impl Monitor {
     pub fn pass_name(&self) -> String {
         match self.kind {
             Kind::FarField { .. } => format!("farfield:{}", self.name),
+            Kind::CrossSection { .. } => format!("cross_section:{}", self.name),
             _ => format!("monitor:{}", self.name),
         }
     }
@@ -256,6 +263,37 @@ pub fn build(scene: &Scene, grid: &Grid) -> Result<Vec<Monitor>, ModelError> {
             }
         };
         out.push(finish(&m.name, kind, freqs, blocks, faces, source_top, grid));
+    }
+    for c in &scene.cross_sections {
+        let freqs = freqs_of(&c.name, &c.frequencies, false)?;
+        let Some(p) = scene.plane_waves.get(c.wave) else {
+            return Err(err(&c.name, "names no plane wave"));
+        };
+        let boxes = [
+            (true, crate::model::tfsf::scattered_nodes(c, p, grid)),
+            (false, crate::model::tfsf::absorption_nodes(c, p, grid)),
+        ];
+        for (outer, nodes) in boxes {
+            let name = format!("{}:{}", c.name, if outer { "scattered" } else { "total" });
+            for a in 0..3 {
+                if nodes[a][0] < 1 || nodes[a][1] + 1 > grid.n[a] || nodes[a][1] <= nodes[a][0] {
+                    return Err(err(
+                        &name,
+                        format!(
+                            "its box (nodes {nodes:?}) does not fit the grid {:?} with a cell to spare",
+                            grid.n
+                        ),
+                    ));
+                }
+            }
+            let (blocks, faces) = surface(nodes.map(|x| x[0]), nodes.map(|x| x[1]));
+            let kind = Kind::CrossSection {
+                section: c.name.clone(),
+                wave: c.wave,
+                outer,
+            };
+            out.push(finish(&name, kind, freqs.clone(), blocks, faces, source_top, grid));
+        }
     }
     for f in &scene.farfields {
         let freqs = freqs_of(&f.name, &f.frequencies, true)?;
@@ -430,6 +468,20 @@ fn farfield_box(scene: &Scene, grid: &Grid, f: &FarFieldBox) -> Result<([usize; 
     let walls = [0, 1, 2, 3, 4, 5].map(|i| is_wall(&scene.boundaries.faces[i]));
     if let Some((min, max)) = f.region {
         return snap_box(&f.name, grid, min, max, walls);
+    }
+    // With a plane wave: one cell outside its total-field box (the scattered field, as
+    // close to the scatterer as it can be: the transform's cost scales with its area).
+    if let Some(p) = scene.plane_waves.first() {
+        let n = crate::scene::plane_wave_nodes(p.min, p.max, grid.d);
+        let lo = n.map(|x| x[0].saturating_sub(1));
+        let hi = n.map(|x| x[1] + 1);
+        if (0..3).any(|a| lo[a] < 1 || hi[a] + 1 > grid.n[a]) {
+            return Err(err(
+                &f.name,
+                "the default far-field box (one cell outside the plane wave's total-field box) does not fit the grid; give `box`",
+            ));
+        }
+        return Ok((lo, hi));
     }
     let inset = |face: usize| match &scene.boundaries.faces[face] {
         Boundary::Cpml(p) => p.cells + 3,

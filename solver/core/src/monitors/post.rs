@@ -154,7 +154,7 @@ pub fn result(m: &Monitor, grid: &Grid, re: &[f32], im: &[f32]) -> (Option<Monit
                 .zip(ph)
                 .map(|(b, v)| (b.component.name().to_string(), b.dims(), v))
                 .collect(),
-            flux: Vec::new(),
+            ..Default::default()
         }),
         Kind::Flux => Some(MonitorResult {
             name: m.name.clone(),
@@ -163,7 +163,7 @@ pub fn result(m: &Monitor, grid: &Grid, re: &[f32], im: &[f32]) -> (Option<Monit
             flux: surf.iter().map(flux).collect(),
             ..Default::default()
         }),
-        Kind::FarField { .. } => None,
+        Kind::FarField { .. } | Kind::CrossSection { .. } => None,
     };
     (r, surf)
 }

@@ -51,8 +51,9 @@ impl PlaneWavePass {
         self.w.len
     }
 
-    /// One step of the line's H (`electric` false) or E, from the other.
-    fn line_step(&self, e: &mut [f32], h: &mut [f32], electric: bool, values: &[f32]) {
+    /// One step of the line's H (`electric` false) or E, from the other; `values` are
+    /// the model's source values of the step ([`Model::source_values`]).
+    pub fn line_step(&self, e: &mut [f32], h: &mut [f32], electric: bool, values: &[f32]) {
         let w = &self.w;
         let n = self.n() as i64;
         let m = w.m.map(|x| x as i64);

@@ -997,7 +997,7 @@ impl Prepared<'_> {
         // need the driven port's powers for gain).
         let mut monitors = crate::results::RunResults::default();
         if summary.outcome == Outcome::Finished && !model.monitors.is_empty() {
-            match results::monitor_results(&model, backend.as_mut()) {
+            match results::monitor_results(&model, backend.as_mut(), summary.steps_done) {
                 Ok(r) => monitors = r,
                 Err(error) => {
                     let error = RunError::Backend {
@@ -1195,8 +1195,17 @@ fn finish_results(
             .iter()
             .map(|f| resolved(&[f.freq], false)[0])
             .collect(),
+        cross_sections: results
+            .cross_sections
+            .iter()
+            .map(|c| resolved(&c.freq, false))
+            .collect(),
     };
-    if results.ports.is_empty() && results.monitors.is_empty() && results.surfaces.is_empty() {
+    if results.ports.is_empty()
+        && results.monitors.is_empty()
+        && results.surfaces.is_empty()
+        && results.cross_sections.is_empty()
+    {
         return Ok((results, Vec::new()));
     }
     let files = output.write_results(model, &results)?;

@@ -8,14 +8,22 @@ use crate::results::{FarFieldRecording, RunResults};
 
 /// Every monitor's result and every far-field box's surfaces, read from the backend's
 /// state after the last step (only the monitors' arrays are read).
-pub fn monitor_results(model: &Model, backend: &mut dyn Backend) -> Result<RunResults, BackendError> {
+///
+/// `steps`: the steps the run took (the plane waves' incident field is run again on the
+/// host for as long, [`crate::scattering`]).
+pub fn monitor_results(model: &Model, backend: &mut dyn Backend, steps: usize) -> Result<RunResults, BackendError> {
     let mut out = RunResults::default();
-    for m in &model.monitors {
+    let mut cross = vec![Vec::new(); model.monitors.len()];
+    for (i, m) in model.monitors.iter().enumerate() {
         let pass = m.pass_name();
         let (re, im) = (format!("{pass}/re"), format!("{pass}/im"));
         let mut arrays = backend.read_state(&[&re, &im])?;
         let im = arrays.pop().unwrap_or_default();
         let re = arrays.pop().unwrap_or_default();
+        if let Kind::CrossSection { .. } = m.kind {
+            cross[i] = post::phasors(m, model.grid.dt, &re, &im);
+            continue;
+        }
         let (result, surfaces) = post::result(m, &model.grid, &re, &im);
         out.monitors.extend(result);
         if let Kind::FarField {
@@ -35,6 +43,8 @@ pub fn monitor_results(model: &Model, backend: &mut dyn Backend) -> Result<RunRe
             out.surfaces.push(rec);
         }
     }
+    out.cross_sections = crate::scattering::cross_sections(model, &cross, steps);
+    crate::scattering::normalise_to_incident(model, &mut out, steps);
     Ok(out)
 }
 
@@ -68,7 +78,8 @@ pub fn complete(model: &Model, monitors: RunResults, series: Option<&crate::runn
             results.ports = crate::ports::results(model, series);
         }
         let freqs = monitor_frequencies(&results);
-        if !freqs.is_empty() && model.ports.iter().any(|p| p.driven) {
+        // With a plane wave the monitors stay per the incident wave (cross sections, RCS).
+        if !freqs.is_empty() && model.ports.iter().any(|p| p.driven) && model.plane_waves.is_empty() {
             at_monitors = crate::ports::results_at(model, series, &freqs);
             normalise(&mut results, &freqs, &at_monitors);
         }
@@ -78,6 +89,7 @@ pub fn complete(model: &Model, monitors: RunResults, series: Option<&crate::runn
         .iter()
         .flat_map(|rec| far_fields(rec, &at_monitors))
         .collect();
+    crate::scattering::radar_cross_sections(&mut results);
     results
 }
 
