@@ -31,6 +31,7 @@ pub mod lines;
 pub mod lossy;
 pub mod monitors;
 pub mod ports;
+pub mod scattering;
 pub mod sources;
 pub mod tfsf;
 pub mod wire_radius;
@@ -313,6 +314,8 @@ pub const ALL: &[Case] = &[
     sources::HARD,
     tfsf::AXIS,
     tfsf::OBLIQUE,
+    scattering::ENERGY,
+    scattering::UNIT_CELL,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).

@@ -1,0 +1,204 @@
+//! What a plane wave lights: cross sections of a sphere (energy balance) and a periodic
+//! unit cell's reflectance and transmittance, each from one run
+//! (`fdtd_core::scattering`).
+//!
+//! **Energy balance.** The scattered power (flux of the scattered field out of a box
+//! around the total-field box), the absorbed power (flux of the total field into a box
+//! inside it) and the extinction (the interference of the incident field, re-run on the
+//! host, with the scattered field on the outer box) are three separate measurements. The
+//! flux is the exact discrete Poynting flux of the Yee scheme (see the module doc of
+//! `fdtd_core::scattering`), so the balance σ_ext = σ_sca + σ_abs holds up to the f32
+//! rounding of the transforms and to what is still in the grid after the last step. With
+//! the fields decayed below −60 dB (2,400 steps here), that is ~1e-4 of σ_ext where
+//! σ_ext is not far below the box's geometric size (the transforms' rounding is relative
+//! to the incident power through a face); the bound is 1 % (the issue's). A lossless
+//! sphere absorbs nothing: |σ_abs| ≤ 1e-3·σ_sca (rounding; a 1 % loss tangent gives
+//! ~3e-2). Measured (CPU and lavapipe alike): balance 1.8e-6 (lossy), 2.2e-5 (lossless),
+//! |σ_abs|/σ_sca 3e-5 (lossless). Quick (a software GPU) runs the lossy sphere only.
+//!
+//! **Unit cell.** A slab of ε_r = 4, 10 cells thick, in a 4 × 4-cell cell periodic in x
+//! and y, lit at normal incidence by a box spanning the cell. R and T come from flux
+//! planes in one run, normalised to the incident power through the plane. Against the
+//! continuous slab formula the scheme's own error is its phase error across the slab:
+//! 2·n·k·d·(kΔ)²/24 with n·kΔ ≤ 0.84 at 10 GHz (15 cells per wavelength in the slab),
+//! ≈ 0.09 rad of round-trip phase at the top, moving R by up to ~0.02 near its
+//! steepest points; held to 0.025 absolute on R and T (measured: 0.0021 below 5 GHz,
+//! 0.0052 at 10 GHz), and R + T = 1 within 1e-3 (lossless: rounding and the CPML's
+//! reflection; measured 3.2e-5).
+use super::monitors::run_with_results;
+use super::{BackendSpec, Bound, Case, CaseError, CaseResult, Ctx, Size};
+use num_complex::Complex64;
+
+pub const ENERGY: Case = Case {
+    name: "cross-section-energy",
+    about:
+        "dielectric sphere in a TF/SF box: σ_ext = σ_sca + σ_abs within 1 % (lossy), |σ_abs| ≤ 1e-3 σ_sca (lossless)",
+    run: energy,
+};
+
+pub const UNIT_CELL: Case = Case {
+    name: "unit-cell-slab",
+    about: "periodic unit cell, slab ε_r = 4 at normal incidence: R and T vs the slab formula within 0.025, R + T = 1 within 1e-3",
+    run: unit_cell,
+};
+
+/// A sphere of radius 6 mm (ε_r 4, conductivity `sigma`) in a 40³ grid of 1 mm cells.
+pub fn sphere_scene(sigma: f64) -> String {
+    format!(
+        r#"
+[domain]
+cell = 1e-3
+cells = [40, 40, 40]
+[time]
+steps = 2400
+[boundaries]
+all = "cpml"
+[boundaries.cpml]
+cells = 8
+[materials.glass]
+eps_r = 4.0
+sigma = {sigma}
+[[objects]]
+shape = "sphere"
+material = "glass"
+center = [0.02, 0.02, 0.02]
+radius = 0.006
+[[sources]]
+name = "pw"
+type = "plane_wave"
+theta = 30
+phi = 20
+box = {{ min = [0.012, 0.012, 0.012], max = [0.028, 0.028, 0.028] }}
+waveform = {{ type = "gaussian", frequency = 6e9, amplitude = 1.0 }}
+[[cross_sections]]
+name = "sphere"
+frequencies = {{ start = 2e9, stop = 12e9, points = 6 }}
+"#
+    )
+}
+
+fn energy(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
+    let mut cx = Ctx::new(ENERGY.name, spec, size);
+    // Quick (a software GPU): the lossy sphere only (it holds the balance and the loss).
+    let runs: &[(&str, f64)] = match size {
+        Size::Full => &[("lossy", 0.2), ("lossless", 0.0)],
+        Size::Quick => &[("lossy", 0.2)],
+    };
+    for &(label, sigma) in runs {
+        let (_, _, r) = run_with_results(&mut cx, &sphere_scene(sigma))?;
+        let c = r
+            .cross_sections
+            .first()
+            .ok_or_else(|| CaseError::Failed("no cross section in the results".into()))?;
+        let mut balance = 0f64;
+        let mut abs_ratio = 0f64;
+        for k in 0..c.freq.len() {
+            let (e, s, a) = (c.extinction[k], c.scattering[k], c.absorption[k]);
+            cx.log(format!(
+                "{label}: {:.1} GHz: σ_ext {e:.4e}, σ_sca {s:.4e}, σ_abs {a:.4e} m²",
+                c.freq[k] / 1e9
+            ));
+            balance = balance.max(((e - s - a) / e).abs());
+            abs_ratio = abs_ratio.max((a / s).abs());
+        }
+        cx.series(&format!("{label} scattering"), c.scattering.clone());
+        cx.series(&format!("{label} absorption"), c.absorption.clone());
+        cx.series(&format!("{label} extinction"), c.extinction.clone());
+        if sigma > 0.0 {
+            cx.check(
+                "lossy: |σ_ext − σ_sca − σ_abs| / σ_ext",
+                Bound::AtMost(0.01),
+                balance,
+                "",
+            );
+            cx.check("lossy: σ_abs / σ_sca (absorbs)", Bound::Above(0.01), abs_ratio, "");
+        } else {
+            cx.check("lossless: |σ_abs| / σ_sca", Bound::AtMost(1e-3), abs_ratio, "");
+            cx.check(
+                "lossless: |σ_ext − σ_sca − σ_abs| / σ_ext",
+                Bound::AtMost(0.01),
+                balance,
+                "",
+            );
+        }
+    }
+    Ok(cx.finish())
+}
+
+/// The unit cell: a slab from z = 90 to 100 mm, the box from 40 to 160 mm.
+pub fn slab_scene() -> String {
+    r#"
+[domain]
+cell = 1e-3
+cells = [4, 4, 200]
+[time]
+steps = 5000
+[boundaries]
+x = "periodic"
+y = "periodic"
+z = "cpml"
+[materials.glass]
+eps_r = 4.0
+[[objects]]
+shape = "box"
+material = "glass"
+min = [0, 0, 0.09]
+max = [0.004, 0.004, 0.1]
+[[sources]]
+name = "pw"
+type = "plane_wave"
+theta = 0
+box = { min = [0, 0, 0.04], max = [0.004, 0.004, 0.16] }
+waveform = { type = "gaussian", frequency = 6e9, amplitude = 1.0 }
+[frequencies]
+start = 1e9
+stop = 10e9
+points = 10
+[[monitors]]
+name = "R"
+type = "flux"
+plane = { axis = "z", position = 0.03 }
+[[monitors]]
+name = "T"
+type = "flux"
+plane = { axis = "z", position = 0.13 }
+"#
+    .to_string()
+}
+
+/// |r|² of a lossless slab of index `n`, thickness `d` (m), at `f` (Hz), normal incidence.
+pub fn slab_reflectance(n: f64, d: f64, f: f64) -> f64 {
+    let k0 = 2.0 * std::f64::consts::PI * f / fdtd_core::C0;
+    let r = (1.0 - n) / (1.0 + n);
+    let ph = Complex64::from_polar(1.0, -2.0 * n * k0 * d);
+    ((r * (1.0 - ph)) / (1.0 - r * r * ph)).norm_sqr()
+}
+
+fn unit_cell(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
+    let mut cx = Ctx::new(UNIT_CELL.name, spec, size);
+    let (_, _, r) = run_with_results(&mut cx, &slab_scene())?;
+    let get = |name: &str| r.monitors.iter().find(|m| m.name == name);
+    let (Some(rm), Some(tm)) = (get("R"), get("T")) else {
+        return Err(CaseError::Failed("the flux planes R and T are missing".into()));
+    };
+    let (mut err_r, mut err_t, mut sum) = (0f64, 0f64, 0f64);
+    for k in 0..rm.freq.len() {
+        let (refl, trans) = (-rm.normalized[k], tm.normalized[k]);
+        let exact = slab_reflectance(2.0, 0.01, rm.freq[k]);
+        cx.log(format!(
+            "{:.0} GHz: R {refl:.5} (slab formula {exact:.5}), T {trans:.5} ({:.5}), R + T {:.6}",
+            rm.freq[k] / 1e9,
+            1.0 - exact,
+            refl + trans
+        ));
+        err_r = err_r.max((refl - exact).abs());
+        err_t = err_t.max((trans - (1.0 - exact)).abs());
+        sum = sum.max((refl + trans - 1.0).abs());
+    }
+    cx.series("R", rm.normalized.clone());
+    cx.series("T", tm.normalized.clone());
+    cx.check("|R − R_slab|", Bound::AtMost(0.025), err_r, "");
+    cx.check("|T − T_slab|", Bound::AtMost(0.025), err_t, "");
+    cx.check("|R + T − 1|", Bound::AtMost(1e-3), sum, "");
+    Ok(cx.finish())
+}
