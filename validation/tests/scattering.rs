@@ -6,4 +6,8 @@ fdtd_validation::backend_tests! {
     fn sphere_cross_sections_balance => scattering::ENERGY, gpu: Quick;
     /// A slab in a unit cell periodic in x and y, normal incidence.
     fn unit_cell_reflectance_and_transmittance => scattering::UNIT_CELL, gpu: Full;
+    /// A dielectric sphere's σ_ext and σ_sca against the Mie series.
+    fn dielectric_sphere_matches_mie => scattering::MIE, gpu: Quick;
+    /// A PEC sphere's monostatic RCS against the Mie series.
+    fn pec_sphere_rcs_matches_mie => scattering::RCS_PEC, gpu: Quick;
 }

@@ -315,8 +315,24 @@ pub struct FarFieldInfo {
     pub max_directivity_dbi: Vec<f64>,
     pub max_direction: Vec<[f64; 2]>,
     pub efficiency: Option<Vec<f64>>,
-    /// The pattern datasets present: `directivity_dBi`, `gain_dBi`, `realized_gain_dBi`.
+    /// The pattern datasets present: `directivity_dBi`, `gain_dBi`, `realized_gain_dBi`,
+    /// `rcs_dBsm`.
     pub patterns: Vec<String>,
+    /// With a plane wave: the monostatic RCS per frequency (dBsm).
+    pub monostatic_rcs_dbsm: Option<Vec<f64>>,
+}
+
+/// A `/cross_sections/<name>` group: σ (m²) per frequency.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossSectionInfo {
+    pub name: String,
+    pub plane_wave: String,
+    pub freq: Vec<f64>,
+    pub scattering: Vec<f64>,
+    pub absorption: Vec<f64>,
+    pub extinction: Vec<f64>,
+    /// Per frequency, whether the run resolves it (empty: not recorded).
+    pub resolved: Vec<bool>,
 }
 
 /// A numeric attribute's values; None when absent, unreadable or implausibly long.
@@ -354,6 +370,8 @@ pub struct ResultFile {
     /// Lumped ports (`/ports`) and far fields (`/farfield`) of an antenna run.
     pub ports: Vec<PortInfo>,
     pub farfields: Vec<FarFieldInfo>,
+    /// `/cross_sections`: what a plane wave's target scatters and absorbs.
+    pub cross_sections: Vec<CrossSectionInfo>,
     /// `/s_matrix`: the full S-matrix of a run that drove every port in turn.
     pub s_matrix: Option<SMatrixInfo>,
     /// Top-level groups this version does not interpret (e.g. `ports` written by a newer
@@ -425,7 +443,18 @@ impl ResultFile {
         let groups = file.member_names().map_err(ctx("listing /".into()))?;
         let other_groups: Vec<String> = groups
             .iter()
-            .filter(|g| !["probes", "snapshots", "ports", "farfield", "energy", "s_matrix"].contains(&g.as_str()))
+            .filter(|g| {
+                ![
+                    "probes",
+                    "snapshots",
+                    "ports",
+                    "farfield",
+                    "energy",
+                    "s_matrix",
+                    "cross_sections",
+                ]
+                .contains(&g.as_str())
+            })
             .cloned()
             .collect();
 
@@ -642,7 +671,7 @@ impl ResultFile {
                     {
                         return Err("theta or phi out of range (degrees)".into());
                     }
-                    let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi"]
+                    let patterns = ["directivity_dBi", "gain_dBi", "realized_gain_dBi", "rcs_dBsm"]
                         .iter()
                         .filter(|n| g.dataset(n).is_ok())
                         .map(|n| n.to_string())
@@ -655,6 +684,7 @@ impl ResultFile {
                         max_directivity_dbi: attr_vec(&g, "max_directivity_dBi").unwrap_or_default(),
                         max_direction: pairs(attr_vec(&g, "max_direction").unwrap_or_default()),
                         efficiency: attr_vec(&g, "efficiency"),
+                        monostatic_rcs_dbsm: attr_vec(&g, "monostatic_rcs_dBsm"),
                         patterns,
                         name: name.clone(),
                     })
@@ -663,6 +693,52 @@ impl ResultFile {
                     Ok(f) => farfields.push(f),
                     // Named as the other skipped groups are (why is for a debugger).
                     Err(_why) => other_groups.push(format!("farfield/{name}")),
+                }
+            }
+        }
+        // Cross sections: one frequency axis and three spectra of the same length each; a
+        // group that does not fit is named in `other_groups`.
+        let mut cross_sections = Vec::new();
+        if let Ok(cg) = file.group("cross_sections") {
+            for name in cg.member_names().map_err(ctx("listing /cross_sections".into()))? {
+                let c = cg.group(&name).map_err(|e| e.to_string()).and_then(|g| {
+                    let base = format!("/cross_sections/{name}");
+                    let read = |n: &str| {
+                        budget
+                            .read_opt::<f64>(&g, n, &format!("{base}/{n}"))
+                            .map_err(|e| e.to_string())
+                    };
+                    let freq = read("frequency")?;
+                    if freq.is_empty() || freq.len() > FARFIELD_AXIS_LIMIT {
+                        return Err(format!("{} frequencies", freq.len()));
+                    }
+                    let (scattering, absorption, extinction) =
+                        (read("scattering")?, read("absorption")?, read("extinction")?);
+                    if [&scattering, &absorption, &extinction]
+                        .iter()
+                        .any(|v| v.len() != freq.len())
+                    {
+                        return Err("spectra of another length than the frequencies".into());
+                    }
+                    let resolved = budget
+                        .read_opt::<u8>(&g, "resolved", &format!("{base}/resolved"))
+                        .map_err(|e| e.to_string())?;
+                    Ok(CrossSectionInfo {
+                        plane_wave: attr_str(&g, "plane_wave").unwrap_or_default(),
+                        resolved: match resolved.len() == freq.len() {
+                            true => resolved.iter().map(|&x| x != 0).collect(),
+                            false => Vec::new(),
+                        },
+                        freq,
+                        scattering,
+                        absorption,
+                        extinction,
+                        name: name.clone(),
+                    })
+                });
+                match c {
+                    Ok(c) => cross_sections.push(c),
+                    Err(_why) => other_groups.push(format!("cross_sections/{name}")),
                 }
             }
         }
@@ -704,6 +780,7 @@ impl ResultFile {
             snapshots,
             ports,
             farfields,
+            cross_sections,
             other_groups,
         })
     }

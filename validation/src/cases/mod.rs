@@ -316,6 +316,8 @@ pub const ALL: &[Case] = &[
     tfsf::OBLIQUE,
     scattering::ENERGY,
     scattering::UNIT_CELL,
+    scattering::MIE,
+    scattering::RCS_PEC,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).

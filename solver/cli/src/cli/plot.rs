@@ -6,6 +6,7 @@ use fdtd::model::Model;
 use fdtd::output::read::ResultFile;
 use fdtd::plot::antenna::{farfield_png, port_png};
 use fdtd::plot::geometry::geometry_png;
+use fdtd::plot::scattering::cross_section_png;
 use fdtd::plot::series::{spectrum_png, time_png, Series};
 use fdtd::plot::slice::{slice_gif, slice_png, Slice, Style};
 use fdtd::plot::{Figure, Geometry, PlotError};
@@ -372,7 +373,20 @@ pub fn plot(a: &PlotArgs) -> Result<i32, CliError> {
                 let at = si(ff.freq[k], "Hz");
                 let path = out_path(&dir, &stem, &format!("farfield_{}_{at}", ff.name), "png");
                 written(&farfield_png(ff, k, &values, "directivity", &path).map_err(plot_err)?);
+                if ff.patterns.iter().any(|p| p == "rcs_dBsm") {
+                    let values = f
+                        .farfield_pattern(&ff.name, "rcs_dBsm", k)
+                        .map_err(|e| plot_err(e.into()))?;
+                    let path = out_path(&dir, &stem, &format!("rcs_{}_{at}", ff.name), "png");
+                    written(&farfield_png(ff, k, &values, "RCS", &path).map_err(plot_err)?);
+                }
             }
+        }
+    }
+    if wants(PlotWhat::Farfield) {
+        for c in &f.cross_sections {
+            let path = out_path(&dir, &stem, &format!("cross_section_{}", c.name), "png");
+            written(&cross_section_png(c, &path).map_err(plot_err)?);
         }
     }
 

@@ -499,13 +499,17 @@ pub fn farfield_png(
     {
         let root = BitMapBackend::with_buffer(&mut canvas.rgb, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err("the background"))?;
+        let unit = unit_of(what);
         let mut title = format!(
-            "far field {} at {}: {what}, peak {} dBi",
+            "far field {} at {}: {what}, peak {} {unit}",
             ff.name,
             hz(freq),
             fixed(peak, 2)
         );
-        if let Some(p) = ff.radiated_power.get(freq_index) {
+        if let Some(m) = ff.monostatic_rcs_dbsm.as_ref().and_then(|m| m.get(freq_index)) {
+            title += &format!(", monostatic {} dBsm", fixed(*m, 2));
+        }
+        if let Some(p) = ff.radiated_power.get(freq_index).filter(|_| unit == "dBi") {
             title += &format!(", P_rad {}", crate::fmt::si(*p, "W"));
         }
         if let Some(e) = ff.efficiency.as_ref().and_then(|e| e.get(freq_index)) {
@@ -529,6 +533,15 @@ pub fn farfield_png(
         height,
         panels,
     })
+}
+
+/// The unit of a far-field quantity's values: dBsm for a radar cross section, else dBi.
+fn unit_of(what: &str) -> &'static str {
+    if what.starts_with("RCS") {
+        "dBsm"
+    } else {
+        "dBi"
+    }
 }
 
 fn polar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, cut: &Cut, top: f64) -> Result<Panel, PlotError> {
@@ -653,7 +666,10 @@ fn map<DB: DrawingBackend>(
     let x = axis(p0, if p1 > p0 { p1 } else { p0 + 1.0 });
     let y = axis(t1.max(t0 + 1.0), t0);
     let mut chart = ChartBuilder::on(&main)
-        .caption(format!("{what} over the sphere (dBi)"), (FAMILY, 14).into_font())
+        .caption(
+            format!("{what} over the sphere ({})", unit_of(what)),
+            (FAMILY, 14).into_font(),
+        )
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(52)

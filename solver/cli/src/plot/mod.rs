@@ -12,6 +12,7 @@ mod canvas;
 mod colormap;
 mod font;
 pub mod geometry;
+pub mod scattering;
 pub mod series;
 pub mod slice;
 
