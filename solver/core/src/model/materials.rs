@@ -3,7 +3,11 @@
 //! Cells take the material of the last object whose shape contains the cell centre.
 //! Field samples then get an *effective* material from the cells around them:
 //!
-//! * E samples sit on cell edges shared by 4 cells: PEC if any of them is PEC,
+//! * E samples sit on cell edges shared by 4 cells: PEC if any of them is PEC (but
+//!   next to a PEC sphere or cylinder only when the edge's midpoint lies inside it: the
+//!   "any cell" rule makes a staircased curved conductor scatter like one about 0.4
+//!   cells larger, +0.5 dB of a 20-cell sphere's RCS; the midpoint rule leaves +0.2 dB,
+//!   `rcs-pec-sphere`; the other cells around such an edge are averaged as below),
 //!   else the arithmetic mean of ε and of σ (the tangential-field average of
 //!   Taflove & Hagness §3.12; it is exact for a tangential E at a planar interface).
 //!   For dispersive cells the mean is of ε(ω): ε∞ and σ averaged, and every pole of a
@@ -222,6 +226,23 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
         }
     }
 
+    // Curved PEC objects (spheres, cylinders): an E edge next to their cells is PEC only
+    // when its midpoint lies inside one (see the module doc).
+    let curved_pec: Vec<&crate::scene::Shape> = scene
+        .objects
+        .iter()
+        .filter(|o| matches!(scene.materials[o.material].kind, MaterialKind::Pec))
+        .filter(|o| {
+            matches!(
+                o.shape,
+                crate::scene::Shape::Sphere { .. } | crate::scene::Shape::Cylinder { .. }
+            )
+        })
+        .map(|o| &o.shape)
+        .collect();
+    let in_curved = |p: [f64; 3]| curved_pec.iter().any(|s| s.contains(p));
+    let cell_centre =
+        |q: [isize; 3]| [0, 1, 2].map(|a| (q[a].clamp(0, grid.n[a] as isize - 1) as f64 + 0.5) * grid.d[a]);
     let mut mat: [Vec<u16>; 6] = std::array::from_fn(|_| vec![0u16; grid.len()]);
     let sx = grid.strides()[0];
     for comp in Component::ALL {
@@ -247,12 +268,14 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
                     for k in 0..dims[2] {
                         let p = [i as isize, j as isize, k as isize];
                         let mut around = [0u16; 4];
+                        let mut at = [[0isize; 3]; 4];
                         for (n, o) in offs.iter().enumerate() {
                             let mut q = p;
                             q[a] += o[0];
                             q[b] += o[1];
                             q[c] += o[2];
                             around[n] = cell(q[0], q[1], q[2]);
+                            at[n] = q;
                         }
                         let around = &around[..offs.len()];
                         let local = j * dims[2] + k;
@@ -265,22 +288,42 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
                         } else if comp.is_electric() {
                             let mut pec = false;
                             let (mut eps, mut sig) = (0.0, 0.0);
-                            for &m in around {
+                            let mut n_diel = 0usize;
+                            // PEC cells that only a curved PEC object explains.
+                            let mut curved_only = true;
+                            for (q, &m) in around.iter().enumerate() {
                                 match *props(m) {
-                                    MaterialKind::Pec => pec = true,
+                                    MaterialKind::Pec => {
+                                        pec = true;
+                                        curved_only &= !curved_pec.is_empty() && in_curved(cell_centre(at[q]));
+                                    }
                                     MaterialKind::Dielectric { eps_r, sigma, .. } => {
                                         eps += eps_r;
                                         sig += sigma;
+                                        n_diel += 1;
                                     }
                                 }
                             }
-                            let n = around.len() as f64;
+                            let mut n = around.len() as f64;
+                            if pec && curved_only && n_diel > 0 {
+                                // The edge's midpoint decides (an "any PEC cell" rule
+                                // grows a curved conductor by about 0.4 cells).
+                                let mut mid = [0.0; 3];
+                                for (ax, m) in mid.iter_mut().enumerate() {
+                                    let half = if ax == a { 0.5 } else { 0.0 };
+                                    *m = (p[ax] as f64 + half) * grid.d[ax];
+                                }
+                                if !in_curved(mid) {
+                                    pec = false;
+                                    n = n_diel as f64;
+                                }
+                            }
                             let p = if pec { None } else { Some((eps / n, sig / n)) };
                             // Each dispersive material's poles once, weighted by its cells.
                             let mut poles = Vec::new();
                             if !pec {
                                 for (q, &m) in around.iter().enumerate() {
-                                    if around[..q].contains(&m) {
+                                    if around[..q].contains(&m) || matches!(props(m), MaterialKind::Pec) {
                                         continue;
                                     }
                                     let w = around.iter().filter(|&&o| o == m).count() as f64 / n;
