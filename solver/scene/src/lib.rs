@@ -6,6 +6,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod component;
+pub mod mesh;
 pub mod monitor;
 pub mod waveform;
 
@@ -591,6 +592,9 @@ pub enum Shape {
         max: [f64; 3],
         axis: usize,
     },
+    /// A closed triangle mesh read from an STL file (`shape = "stl"`), placed in metres;
+    /// inside by crossing parity ([`mesh`]). Shared: scenes clone cheaply.
+    Stl(std::sync::Arc<mesh::Mesh>),
 }
 
 impl Shape {
@@ -615,6 +619,7 @@ impl Shape {
                 let d2: f64 = (0..3).map(|i| (ap[i] - t * ax[i]).powi(2)).sum();
                 d2 <= radius * radius
             }
+            Shape::Stl(m) => m.contains(p),
             // Thin conductors own edges, never cells.
             Shape::Wire { .. } | Shape::Plate { .. } => false,
         }
@@ -628,6 +633,7 @@ impl Shape {
             Shape::Cylinder { .. } => "cylinder",
             Shape::Wire { .. } => "wire",
             Shape::Plate { .. } => "plate",
+            Shape::Stl(_) => "stl",
         }
     }
 
@@ -661,6 +667,7 @@ impl Shape {
                 (lo, hi)
             }
             Shape::Plate { min, max, .. } => (*min, *max),
+            Shape::Stl(m) => m.bounds(),
         }
     }
 }

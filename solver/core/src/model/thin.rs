@@ -14,6 +14,8 @@
 //!   corners snapped to the nearest nodes, its rim included.
 //! * A PEC `box` that covers no cell: its corners snap to the nearest nodes. Flat along two
 //!   axes (same node) it is the wire along the third; flat along one, the plate normal to it.
+//! * A PEC `stl` solid that covers no cell (a sheet exported as a thin solid): the E
+//!   edges whose node window it reaches ([`super::stl`]: the nearest node plane of a sheet).
 //! * A PEC `cylinder` that covers no cell: the wire from `a` to `b`. If that is no edge (a
 //!   disc thinner than a cell) and the cylinder is axis-aligned, the plate of the nearest
 //!   grid plane, limited to the edges whose centre lies within `radius` of the axis.
@@ -72,7 +74,7 @@ pub struct Edge {
 pub struct ObjectCoverage {
     /// Index in `scene.objects` (`objects[index]` in the file).
     pub index: usize,
-    /// `box`, `sphere`, `cylinder`, `wire`, `plate`.
+    /// `box`, `sphere`, `cylinder`, `wire`, `plate`, `stl`.
     pub shape: &'static str,
     /// The material's name.
     pub material: String,
@@ -136,6 +138,11 @@ pub fn cell_count(shape: &Shape, grid: &Grid) -> u64 {
         // Every centre in a box's ranges is inside it.
         let n = |r: (usize, usize)| r.1.saturating_sub(r.0) as u64;
         return n(ri) * n(rj) * n(rk);
+    }
+    if let Shape::Stl(mesh) = shape {
+        let c = |a: usize| super::stl::centres(grid, a, [ri, rj, rk][a]);
+        let (xs, ys, zs) = (c(0), c(1), c(2));
+        return super::stl::voxelize(mesh, &xs, &ys, &zs).iter().filter(|&&x| x).count() as u64;
     }
     use rayon::prelude::*;
     (ri.0..ri.1.max(ri.0))
@@ -335,6 +342,10 @@ fn stamp(scene: &Scene, obj: usize, grid: &Grid, cells: impl Fn() -> u64) -> Opt
             } else {
                 chain(wire)
             }
+        }
+        Shape::Stl(mesh) if pec && cells() == 0 => {
+            let nodes: [Vec<f64>; 3] = std::array::from_fn(|a| super::stl::nodes(grid, a));
+            Stamp::Chain(super::stl::thin_edges(mesh, [&nodes[0], &nodes[1], &nodes[2]]))
         }
         _ => return None,
     })
