@@ -656,6 +656,59 @@ fn covers(q: [[f64; 2]; 3], p: [f64; 2]) -> Option<[f64; 3]> {
     Some(w)
 }
 
+/// The 12 triangles of the box `lo..hi` (each face split along one diagonal), outward:
+/// for tests and generated models.
+pub fn cuboid(lo: [f64; 3], hi: [f64; 3]) -> Vec<[[f64; 3]; 3]> {
+    let c = |i: usize| [0, 1, 2].map(|a| if i >> a & 1 == 1 { hi[a] } else { lo[a] });
+    // Faces as corner indices (bit a set: high along a), outward order.
+    let faces = [
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+    ];
+    faces
+        .iter()
+        .flat_map(|f| [[c(f[0]), c(f[1]), c(f[2])], [c(f[0]), c(f[2]), c(f[3])]])
+        .collect()
+}
+
+/// A closed sphere inscribed in the ball `center`, `radius`: `lat` bands of `lon`
+/// quads (triangles at the poles), `2·lon·(lat − 1)` triangles, every vertex on the
+/// sphere: for tests and benchmarks.
+pub fn uv_sphere(center: [f64; 3], radius: f64, lat: usize, lon: usize) -> Vec<[[f64; 3]; 3]> {
+    let v = |i: usize, j: usize| -> [f64; 3] {
+        if i == 0 {
+            return [center[0], center[1], center[2] + radius];
+        }
+        if i == lat {
+            return [center[0], center[1], center[2] - radius];
+        }
+        let t = std::f64::consts::PI * i as f64 / lat as f64;
+        let p = std::f64::consts::TAU * (j % lon) as f64 / lon as f64;
+        [
+            center[0] + radius * t.sin() * p.cos(),
+            center[1] + radius * t.sin() * p.sin(),
+            center[2] + radius * t.cos(),
+        ]
+    };
+    let mut out = Vec::with_capacity(2 * lon * lat);
+    for i in 0..lat {
+        for j in 0..lon {
+            let (a, b, c, d) = (v(i, j), v(i, j + 1), v(i + 1, j), v(i + 1, j + 1));
+            if i > 0 {
+                out.push([a, c, b]);
+            }
+            if i + 1 < lat {
+                out.push([b, c, d]);
+            }
+        }
+    }
+    out
+}
+
 /// Binary STL bytes of `triangles` (for tests and generated models): normals from the
 /// corners' order (right-handed), attribute 0.
 pub fn binary_stl(triangles: &[[[f32; 3]; 3]]) -> Vec<u8> {

@@ -1,25 +1,8 @@
 use super::*;
+use crate::mesh::cuboid;
 use crate::Scene;
 
 type Tri = [[f64; 3]; 3];
-
-/// The 12 triangles of the box `lo..hi` (each face split along one diagonal).
-pub(crate) fn cuboid(lo: [f64; 3], hi: [f64; 3]) -> Vec<Tri> {
-    let c = |i: usize| [0, 1, 2].map(|a| if i >> a & 1 == 1 { hi[a] } else { lo[a] });
-    // Faces as corner indices (bit a set: high along a), outward order.
-    let faces = [
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-    ];
-    faces
-        .iter()
-        .flat_map(|f| [[c(f[0]), c(f[1]), c(f[2])], [c(f[0]), c(f[2]), c(f[3])]])
-        .collect()
-}
 
 fn octahedron() -> Vec<Tri> {
     let mut out = Vec::new();

@@ -13,10 +13,10 @@
 //!   the line through its midpoint along one of the other two axes `n` is inside the
 //!   solid somewhere in the window of the edge's node along `n`. A sheet normal to z thus
 //!   becomes the tangential E edges of the node plane nearest to it (its mid-plane's
-//!   window), over the sheet's outline, rim included; a sheet that straddles the
-//!   boundary of two windows (its mid-plane half way between two node planes) becomes
-//!   both planes and the edges between them (a PEC slab one cell thick). Sheets at an
-//!   angle to the grid give the staircase of such edges.
+//!   window), over the sheet's outline: an x edge where the point (midpoint x, node y)
+//!   lies over the sheet, a y edge where (node x, midpoint y) does. A sheet through a
+//!   plane of cell centres contains centres: it is painted as cells, one cell thick.
+//!   Sheets at an angle to the grid give the staircase of such edges.
 use super::thin::Edge;
 use super::Grid;
 use crate::scene::mesh::Mesh;
