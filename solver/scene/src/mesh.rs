@@ -228,6 +228,15 @@ impl Mesh {
             let mut b = bytes.to_vec();
             b[0] = 0;
             b.into()
+        } else if solid && bytes.iter().take(4096).any(|&b| b == 0) {
+            // Not text: a binary STL whose header starts with "solid", cut short or padded.
+            let n = count.unwrap_or(0);
+            return Err(MeshError::new(format!(
+                "not a readable STL file: it starts with \"solid\" but is not text, and as binary STL it would hold \
+                 {n} triangles in {} bytes, but it has {} bytes (cut short?)",
+                84 + 50 * n as u64,
+                bytes.len()
+            )));
         } else if solid {
             if matches!(bytes.get(5), Some(b'\r' | b'\n') | None) {
                 let mut b = b"solid ".to_vec();
@@ -559,16 +568,8 @@ impl Bins {
         } else {
             [1, 1]
         };
-        let inv = [0, 1].map(|d| if ext[d] > 0.0 { n[d] as f64 / ext[d] } else { 0.0 });
-        let mut bins = Bins {
-            lo,
-            inv,
-            n,
-            start: vec![0; n[0] * n[1] + 1],
-            items: Vec::new(),
-        };
         // Triangles with a projection of zero area never cross a line along `axis`.
-        let ranges: Vec<Option<[usize; 4]>> = mesh
+        let boxes: Vec<Option<[f64; 4]>> = mesh
             .triangles
             .iter()
             .map(|t| {
@@ -586,9 +587,43 @@ impl Bins {
                         h[d] = h[d].max(p[d]);
                     }
                 }
-                Some([bins.cell(l[0], 0), bins.cell(h[0], 0), bins.cell(l[1], 1), bins.cell(h[1], 1)])
+                Some([l[0], h[0], l[1], h[1]])
             })
             .collect();
+        // Long thin triangles (a tessellated cylinder) span many bins: coarsen the bins
+        // along the axis they span until the entries stay within 16 per triangle.
+        let mut n = n;
+        let budget = 16 * mesh.triangles.len() + 1024;
+        let mut bins = loop {
+            let inv = [0, 1].map(|d| if ext[d] > 0.0 { n[d] as f64 / ext[d] } else { 0.0 });
+            let bins = Bins {
+                lo,
+                inv,
+                n,
+                start: vec![0; n[0] * n[1] + 1],
+                items: Vec::new(),
+            };
+            let (mut total, mut span) = (0usize, [0usize; 2]);
+            for r in boxes.iter().flatten() {
+                let s = [
+                    bins.cell(r[1], 0) - bins.cell(r[0], 0) + 1,
+                    bins.cell(r[3], 1) - bins.cell(r[2], 1) + 1,
+                ];
+                total += s[0] * s[1];
+                span[0] += s[0];
+                span[1] += s[1];
+            }
+            if total <= budget || n == [1, 1] {
+                break bins;
+            }
+            let d = if (span[0] > span[1] && n[0] > 1) || n[1] == 1 { 0 } else { 1 };
+            n[d] = n[d].div_ceil(2);
+        };
+        let ranges: Vec<Option<[usize; 4]>> = boxes
+            .iter()
+            .map(|r| r.map(|r| [bins.cell(r[0], 0), bins.cell(r[1], 0), bins.cell(r[2], 1), bins.cell(r[3], 1)]))
+            .collect();
+        let n = bins.n;
         for r in ranges.iter().flatten() {
             for i in r[0]..=r[1] {
                 for j in r[2]..=r[3] {

@@ -156,6 +156,15 @@ fn bad_files_are_refused_with_the_reason() {
         "{}",
         err(&png)
     );
+    // A binary file whose header starts with "solid", cut short.
+    let mut cut = binary_stl(&cube);
+    cut[..6].copy_from_slice(b"solid ");
+    cut.truncate(300);
+    assert!(
+        err(&cut).contains("starts with \"solid\" but is not text, and as binary STL it would hold 12 triangles in 684 bytes, but it has 300 bytes"),
+        "{}",
+        err(&cut)
+    );
     // Non-finite coordinates, binary (the reader takes any bits) and ASCII.
     let mut nan = cube.clone();
     nan[4][1][2] = f32::NAN;
@@ -297,4 +306,38 @@ fn scene_stl_objects_and_positioned_errors() {
     let e = scene_err(dir.path(), "");
     assert!(e.contains("missing key \"file\""), "{e}");
     assert!(shown.ends_with("c.stl"));
+}
+
+#[test]
+fn long_thin_triangles_keep_the_bins_small() {
+    // A 64-sided prism 100 long and 1 across along x: every side triangle spans the
+    // whole length, the caps are fans.
+    let (k, len) = (64, 100.0);
+    let ring = |i: usize, x: f64| {
+        let t = std::f64::consts::TAU * (i % k) as f64 / k as f64;
+        [x, t.cos(), t.sin()]
+    };
+    let mut t = Vec::new();
+    for i in 0..k {
+        t.push([ring(i, 0.0), ring(i + 1, 0.0), ring(i + 1, len)]);
+        t.push([ring(i, 0.0), ring(i + 1, len), ring(i, len)]);
+        t.push([[0.0; 3], ring(i + 1, 0.0), ring(i, 0.0)]);
+        t.push([[len, 0.0, 0.0], ring(i, len), ring(i + 1, len)]);
+    }
+    let m = Mesh::from_triangles("rod", &t).unwrap();
+    for axis in 0..3 {
+        let b = m.bins(axis);
+        assert!(b.items.len() <= 16 * t.len() + 1024, "axis {axis}: {} entries", b.items.len());
+    }
+    let r_in = (std::f64::consts::PI / k as f64).cos();
+    for i in 0..200 {
+        let x = -1.0 + 102.0 * i as f64 / 199.0 + 1e-3;
+        for (y, z) in [(0.0, 0.0), (0.3, -0.5), (0.99 * r_in, 0.0), (0.0, 1.01), (0.75, 0.75)] {
+            let want = x > 0.0 && x < len && (y * y + z * z) < r_in * r_in;
+            let outside = x < 0.0 || x > len || (y * y + z * z) > 1.0;
+            if want || outside {
+                assert_eq!(m.contains([x, y, z]), want, "({x}, {y}, {z})");
+            }
+        }
+    }
 }
