@@ -12,7 +12,10 @@ use fdtd_core::scene::mesh::{binary_stl, uv_sphere, Mesh, Placement};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("LAT LON N")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("LAT LON N"))
+        .collect();
     let (lat, lon, n) = (
         args.first().copied().unwrap_or(500),
         args.get(1).copied().unwrap_or(1000),

@@ -193,8 +193,9 @@ impl Mesh {
     /// Read `path` (`file` as the scene wrote it) and place it.
     pub fn read(path: &Path, file: &str, placement: Placement) -> Result<Mesh, MeshError> {
         let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => MeshError::new("no such file")
-                .hint("`file` is relative to the scene file's directory"),
+            std::io::ErrorKind::NotFound => {
+                MeshError::new("no such file").hint("`file` is relative to the scene file's directory")
+            }
             _ => MeshError::new(format!("cannot read it: {e}")),
         })?;
         if !meta.is_file() {
@@ -404,16 +405,29 @@ impl Mesh {
                 }
                 if shown.len() < SHOWN {
                     let (p, q) = (raw[edges[i].0 as usize], raw[edges[i].1 as usize]);
-                    shown.push(format!("{} – {} ({n} triangle{})", point(p), point(q), if n == 1 { "" } else { "s" }));
+                    shown.push(format!(
+                        "{} – {} ({n} triangle{})",
+                        point(p),
+                        point(q),
+                        if n == 1 { "" } else { "s" }
+                    ));
                 }
             }
             i = j;
         }
         if open + many > 0 {
             let what = match (open, many) {
-                (o, 0) => format!("{o} open edge{} (used by an odd number of triangles)", if o == 1 { "" } else { "s" }),
-                (0, m) => format!("{m} non-manifold edge{} (used by 4 or more triangles)", if m == 1 { "" } else { "s" }),
-                (o, m) => format!("{o} open edges (used by an odd number of triangles) and {m} non-manifold edges (4 or more)"),
+                (o, 0) => format!(
+                    "{o} open edge{} (used by an odd number of triangles)",
+                    if o == 1 { "" } else { "s" }
+                ),
+                (0, m) => format!(
+                    "{m} non-manifold edge{} (used by 4 or more triangles)",
+                    if m == 1 { "" } else { "s" }
+                ),
+                (o, m) => format!(
+                    "{o} open edges (used by an odd number of triangles) and {m} non-manifold edges (4 or more)"
+                ),
             };
             return Err(MeshError::new(format!(
                 "the mesh is not a closed surface: {what}, every edge must be shared by exactly two triangles; \
@@ -616,12 +630,25 @@ impl Bins {
             if total <= budget || n == [1, 1] {
                 break bins;
             }
-            let d = if (span[0] > span[1] && n[0] > 1) || n[1] == 1 { 0 } else { 1 };
+            let d = if (span[0] > span[1] && n[0] > 1) || n[1] == 1 {
+                0
+            } else {
+                1
+            };
             n[d] = n[d].div_ceil(2);
         };
         let ranges: Vec<Option<[usize; 4]>> = boxes
             .iter()
-            .map(|r| r.map(|r| [bins.cell(r[0], 0), bins.cell(r[1], 0), bins.cell(r[2], 1), bins.cell(r[3], 1)]))
+            .map(|r| {
+                r.map(|r| {
+                    [
+                        bins.cell(r[0], 0),
+                        bins.cell(r[1], 0),
+                        bins.cell(r[2], 1),
+                        bins.cell(r[3], 1),
+                    ]
+                })
+            })
             .collect();
         let n = bins.n;
         for r in ranges.iter().flatten() {

@@ -84,7 +84,10 @@ fn cube_lines_on_face_diagonals_and_edges() {
         }
     }
     assert!(m.contains([0.5, 0.5, 0.5]));
-    assert!(m.contains([0.5, 0.5, 0.0]), "half-open along the line: the bottom face is in");
+    assert!(
+        m.contains([0.5, 0.5, 0.0]),
+        "half-open along the line: the bottom face is in"
+    );
     assert!(!m.contains([0.5, 0.5, 1.0]), "… and the top face out");
     assert!(!m.contains([0.5, 0.5, 1.5]));
 }
@@ -106,7 +109,10 @@ fn binary_and_ascii_read_the_same_solid() {
     let want_lo = [0.001 + 0.01, -0.00725 + 0.02, 0.002 + 0.03];
     let want_hi = [0.004 + 0.01, -0.003 + 0.02, 0.0055 + 0.03];
     for k in 0..3 {
-        assert!((lo[k] - want_lo[k]).abs() < 1e-15 && (hi[k] - want_hi[k]).abs() < 1e-15, "{lo:?} {hi:?}");
+        assert!(
+            (lo[k] - want_lo[k]).abs() < 1e-15 && (hi[k] - want_hi[k]).abs() < 1e-15,
+            "{lo:?} {hi:?}"
+        );
     }
     // A binary file whose header starts with "solid" (some exporters write that), and
     // an ASCII file whose solid has no name.
@@ -114,7 +120,10 @@ fn binary_and_ascii_read_the_same_solid() {
     bytes[..11].copy_from_slice(b"solid cube ");
     assert_eq!(Mesh::from_bytes(&bytes, "c.stl", p).unwrap().bounds(), b.bounds());
     let text = ascii_stl("c", &tris).replacen("solid c\n", "solid\n", 1);
-    assert_eq!(Mesh::from_bytes(text.as_bytes(), "c.stl", p).unwrap().bounds(), b.bounds());
+    assert_eq!(
+        Mesh::from_bytes(text.as_bytes(), "c.stl", p).unwrap().bounds(),
+        b.bounds()
+    );
     // The identity covers the bytes and the placement.
     assert_ne!(b.hash, a.hash);
     let moved = Mesh::from_bytes(&binary_stl(&tris), "c.stl", Placement { scale: 2e-3, ..p }).unwrap();
@@ -141,14 +150,20 @@ fn rotations_apply_x_then_y_then_z() {
 }
 
 fn err(bytes: &[u8]) -> String {
-    Mesh::from_bytes(bytes, "x.stl", Placement::default()).unwrap_err().to_string()
+    Mesh::from_bytes(bytes, "x.stl", Placement::default())
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn bad_files_are_refused_with_the_reason() {
     let cube = f32s(&cuboid([0.0; 3], [1.0; 3]));
     assert_eq!(err(b""), "the file is empty");
-    assert!(err(b"hello, world").contains("not an STL file: 12 bytes is too short"), "{}", err(b"hello, world"));
+    assert!(
+        err(b"hello, world").contains("not an STL file: 12 bytes is too short"),
+        "{}",
+        err(b"hello, world")
+    );
     let mut png = vec![0x89u8; 200];
     png[80..84].copy_from_slice(&7u32.to_le_bytes());
     assert!(
@@ -180,7 +195,11 @@ fn bad_files_are_refused_with_the_reason() {
     assert_eq!(err(b"solid empty\nendsolid empty\n"), "the ASCII STL has no triangles");
     // Broken ASCII.
     let broken = ascii_stl("c", &cube).replacen("endloop", "end loop", 1);
-    assert!(err(broken.as_bytes()).starts_with("ASCII STL, triangle 1: "), "{}", err(broken.as_bytes()));
+    assert!(
+        err(broken.as_bytes()).starts_with("ASCII STL, triangle 1: "),
+        "{}",
+        err(broken.as_bytes())
+    );
     // Open: a cube without its last triangle (3 open edges, the first listed).
     let open = err(&binary_stl(&cube[..11]));
     assert!(
@@ -226,7 +245,10 @@ fn degenerate_triangles() {
             }
         })
         .collect();
-    assert!(Mesh::from_triangles("t", &t).unwrap_err().message.contains("3 open edges"));
+    assert!(Mesh::from_triangles("t", &t)
+        .unwrap_err()
+        .message
+        .contains("3 open edges"));
     t.push([a, b, mid]);
     let m = Mesh::from_triangles("t", &t).unwrap();
     assert_eq!(m.flat, 1);
@@ -269,7 +291,9 @@ fn scene_stl_objects_and_positioned_errors() {
     }
     // Clones share the mesh.
     let c = s.clone();
-    let crate::Shape::Stl(m2) = &c.objects[0].shape else { unreachable!() };
+    let crate::Shape::Stl(m2) = &c.objects[0].shape else {
+        unreachable!()
+    };
     assert!(std::sync::Arc::ptr_eq(m, m2));
     assert_eq!(s, c);
 
@@ -277,14 +301,23 @@ fn scene_stl_objects_and_positioned_errors() {
     let shown = stl.display().to_string();
     // Errors point at the `file` key (line 9) and name the STL file.
     let e = scene_err(dir.path(), "file = \"models/none.stl\"\n");
-    assert!(e.contains("s.toml:9:1: objects[0].file: ") && e.contains("none.stl: no such file"), "{e}");
+    assert!(
+        e.contains("s.toml:9:1: objects[0].file: ") && e.contains("none.stl: no such file"),
+        "{e}"
+    );
     assert!(e.contains("relative to the scene file's directory"), "{e}");
     std::fs::write(dir.path().join("models/empty.stl"), b"").unwrap();
     let e = scene_err(dir.path(), "scale = 1e-3\nfile = \"models/empty.stl\"\n");
-    assert!(e.contains(":10:1: objects[0].file: ") && e.ends_with("empty.stl: the file is empty"), "{e}");
+    assert!(
+        e.contains(":10:1: objects[0].file: ") && e.ends_with("empty.stl: the file is empty"),
+        "{e}"
+    );
     std::fs::write(dir.path().join("models/open.stl"), binary_stl(&cube[1..])).unwrap();
     let e = scene_err(dir.path(), "file = \"models/open.stl\"\n");
-    assert!(e.contains(":9:1: objects[0].file: ") && e.contains("open.stl: the mesh is not a closed surface"), "{e}");
+    assert!(
+        e.contains(":9:1: objects[0].file: ") && e.contains("open.stl: the mesh is not a closed surface"),
+        "{e}"
+    );
     let e = scene_err(dir.path(), "file = \"models\"\n");
     assert!(e.contains("models: not a regular file"), "{e}");
     // Scale: 0, negative, not finite.
@@ -327,7 +360,11 @@ fn long_thin_triangles_keep_the_bins_small() {
     let m = Mesh::from_triangles("rod", &t).unwrap();
     for axis in 0..3 {
         let b = m.bins(axis);
-        assert!(b.items.len() <= 16 * t.len() + 1024, "axis {axis}: {} entries", b.items.len());
+        assert!(
+            b.items.len() <= 16 * t.len() + 1024,
+            "axis {axis}: {} entries",
+            b.items.len()
+        );
     }
     let r_in = (std::f64::consts::PI / k as f64).cos();
     for i in 0..200 {

@@ -780,14 +780,20 @@ fn stl(t: &Tbl, scene: &Path) -> R<Shape> {
     }
     let scale = match t.get("scale") {
         None => 1.0,
-        Some(v) => v.positive().map_err(|d| d.hint("scale converts the file's units to metres: 1e-3 for millimetres"))?,
+        Some(v) => v
+            .positive()
+            .map_err(|d| d.hint("scale converts the file's units to metres: 1e-3 for millimetres"))?,
     };
     let offset = t.get("offset").map(|v| v.vec3()).transpose()?.unwrap_or([0.0; 3]);
     let rotate = t.get("rotate").map(|v| v.vec3()).transpose()?.unwrap_or([0.0; 3]);
     let path = scene.parent().unwrap_or(Path::new("")).join(file);
     let placement = Placement { scale, rotate, offset };
     let mesh = Mesh::read(&path, file, placement).map_err(|e| {
-        let d = Diag::new(t.key_span("file"), &file_v.path, format!("{}: {}", path.display(), e.message));
+        let d = Diag::new(
+            t.key_span("file"),
+            &file_v.path,
+            format!("{}: {}", path.display(), e.message),
+        );
         match e.hint {
             Some(h) => d.hint(h),
             None => d,

@@ -14,8 +14,8 @@
 //!
 //! Each distinct effective material becomes one row of a coefficient table; the
 //! grid stores only a u16 index per sample (gprMax's material-ID scheme).
-use super::{dispersion, Grid, ModelError};
 use super::stl::{centres, voxelize};
+use super::{dispersion, Grid, ModelError};
 use crate::scene::{MaterialKind, Pole, Scene, Shape};
 use crate::{Component, C0, EPS0, MU0};
 use rayon::prelude::*;

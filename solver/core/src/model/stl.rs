@@ -29,11 +29,13 @@ pub fn voxelize(mesh: &Mesh, xs: &[f64], ys: &[f64], zs: &[f64]) -> Vec<bool> {
     if out.is_empty() {
         return out;
     }
-    out.par_chunks_mut(ny * nz).enumerate().for_each_init(Vec::new, |scratch, (i, slab)| {
-        for (j, col) in slab.chunks_mut(nz).enumerate() {
-            mesh.line_inside(2, xs[i], ys[j], zs, col, scratch);
-        }
-    });
+    out.par_chunks_mut(ny * nz)
+        .enumerate()
+        .for_each_init(Vec::new, |scratch, (i, slab)| {
+            for (j, col) in slab.chunks_mut(nz).enumerate() {
+                mesh.line_inside(2, xs[i], ys[j], zs, col, scratch);
+            }
+        });
     out
 }
 

@@ -39,7 +39,8 @@ fn stl_cuboids_voxelise_exactly_like_boxes() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     // Faces on nodes (the usual CAD case) and anywhere (never on a cell centre: the
     // box includes its boundary, the STL decides ties by its rule).
-    let mut cases: Vec<([f64; 3], [f64; 3])> = vec![([3.0, 4.0, 5.0], [20.0, 30.0, 17.0]), ([0.0; 3], [40.0, 36.0, 32.0])];
+    let mut cases: Vec<([f64; 3], [f64; 3])> =
+        vec![([3.0, 4.0, 5.0], [20.0, 30.0, 17.0]), ([0.0; 3], [40.0, 36.0, 32.0])];
     for _ in 0..12 {
         let lo = [0, 1, 2].map(|_| rng.next() * 20.0 - 2.0);
         let hi = [0, 1, 2].map(|a| lo[a] + 0.3 + rng.next() * 18.0);
@@ -57,7 +58,10 @@ fn stl_cuboids_voxelise_exactly_like_boxes() {
         );
         assert!((0..3).all(|a| (lo_b[a] - lo_m[a]).abs() < 1e-9));
         let on_centre = |x: f64| ((x * 1e3) - 0.5).fract().abs() < 1e-9;
-        assert!(!lo_b.iter().chain(&hi_b).any(|&x| on_centre(x)), "case {n} has a face on a centre");
+        assert!(
+            !lo_b.iter().chain(&hi_b).any(|&x| on_centre(x)),
+            "case {n} has a face on a centre"
+        );
         let boxed = scene(
             dir.path(),
             &format!("shape = \"box\"\nmaterial = \"glass\"\nmin = {lo_b:?}\nmax = {hi_b:?}\n"),
@@ -77,7 +81,10 @@ fn stl_cuboids_voxelise_exactly_like_boxes() {
             let g = grid(&s);
             let got = cell_materials(&s, &g);
             let diff = got.iter().zip(&want).filter(|(a, b)| a != b).count();
-            assert_eq!(diff, 0, "case {n} ({kind}): {diff} of {inside} cells differ, box {lo:?}..{hi:?}");
+            assert_eq!(
+                diff, 0,
+                "case {n} ({kind}): {diff} of {inside} cells differ, box {lo:?}..{hi:?}"
+            );
             assert_eq!(
                 thin::cell_count(&s.objects[0].shape, &g),
                 thin::cell_count(&boxed.objects[0].shape, &g)
@@ -94,7 +101,10 @@ fn stl_sphere_matches_the_sphere_up_to_the_chord_error() {
     // In mm in the file.
     let tris = uv_sphere(c.map(|x| x * 1e3), r * 1e3, 90, 180);
     std::fs::write(dir.path().join("ball.stl"), binary_stl(&f32s(&tris))).unwrap();
-    let s = scene(dir.path(), "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"ball.stl\"\nscale = 1e-3\n");
+    let s = scene(
+        dir.path(),
+        "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"ball.stl\"\nscale = 1e-3\n",
+    );
     let ball = scene(
         dir.path(),
         &format!("shape = \"sphere\"\nmaterial = \"glass\"\ncenter = {c:?}\nradius = {r}\n"),
@@ -103,7 +113,9 @@ fn stl_sphere_matches_the_sphere_up_to_the_chord_error() {
     // The inscribed polyhedron lies between the ball of radius r_in (the smallest
     // distance from the centre to a facet's plane, computed from the f32 vertices) and
     // the sphere (to f32 rounding): a cell can differ only if its centre lies there.
-    let Shape::Stl(mesh) = &s.objects[0].shape else { unreachable!() };
+    let Shape::Stl(mesh) = &s.objects[0].shape else {
+        unreachable!()
+    };
     let f = f32s(&tris);
     let r_in = f
         .iter()
@@ -111,7 +123,11 @@ fn stl_sphere_matches_the_sphere_up_to_the_chord_error() {
             let p = t.map(|v| [0, 1, 2].map(|a| v[a] as f64 * 1e-3 - c[a]));
             let u = [0, 1, 2].map(|a| p[1][a] - p[0][a]);
             let v = [0, 1, 2].map(|a| p[2][a] - p[0][a]);
-            let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+            let n = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
             let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
             ((0..3).map(|a| n[a] * p[0][a]).sum::<f64>() / l).abs()
         })
@@ -129,12 +145,22 @@ fn stl_sphere_matches_the_sphere_up_to_the_chord_error() {
         band += in_band as usize;
         if a != b {
             diff += 1;
-            assert!(in_band, "cell {i} {j} {k} at {dist} m from the centre differs (band {r_in}..{r_out})");
-            assert_eq!((*a, *b), (0, 2), "only cells outside the polyhedron, inside the sphere, may differ");
+            assert!(
+                in_band,
+                "cell {i} {j} {k} at {dist} m from the centre differs (band {r_in}..{r_out})"
+            );
+            assert_eq!(
+                (*a, *b),
+                (0, 2),
+                "only cells outside the polyhedron, inside the sphere, may differ"
+            );
         }
     }
     let inside = want.iter().filter(|&&m| m != 0).count();
-    eprintln!("sphere: {inside} cells, {diff} differ, {band} in the chord band, {} triangles", mesh.triangle_count());
+    eprintln!(
+        "sphere: {inside} cells, {diff} differ, {band} in the chord band, {} triangles",
+        mesh.triangle_count()
+    );
     assert!(inside > 10_000 && diff <= band);
 }
 
@@ -142,7 +168,9 @@ fn stl_sphere_matches_the_sphere_up_to_the_chord_error() {
 fn voxelize_takes_any_line_coordinates() {
     // A rectilinear (graded) set of sample points: the same test, point by point.
     let m = crate::scene::mesh::Mesh::from_triangles("b", &uv_sphere([0.0; 3], 1.0, 24, 48)).unwrap();
-    let xs: Vec<f64> = (0..30).map(|i| -1.2 + 0.08 * i as f64 + 0.001 * (i * i) as f64).collect();
+    let xs: Vec<f64> = (0..30)
+        .map(|i| -1.2 + 0.08 * i as f64 + 0.001 * (i * i) as f64)
+        .collect();
     let ys: Vec<f64> = (0..25).map(|i| -1.1 + 0.09 * i as f64).collect();
     let zs: Vec<f64> = (0..40).map(|i| -1.3 + (i as f64 / 39.0).powi(2) * 2.6).collect();
     let v = voxelize(&m, &xs, &ys, &zs);
@@ -167,26 +195,33 @@ fn thin_pec_stl_sheets_become_the_nearest_node_plane() {
     let sheet = |z0: f64| f32s(&cuboid([5.2, 6.1, z0 - 0.1], [14.6, 12.7, z0 + 0.1]));
     for z0 in [10.3, 9.75] {
         std::fs::write(dir.path().join("sheet.stl"), binary_stl(&sheet(z0))).unwrap();
-        let s = scene(dir.path(), "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"sheet.stl\"\nscale = 1e-3\n");
+        let s = scene(
+            dir.path(),
+            "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"sheet.stl\"\nscale = 1e-3\n",
+        );
         let g = grid(&s);
         let cov = thin::coverage(&s, &g);
         assert!(cov[0].thin && cov[0].cells == 0, "{cov:?}");
         let got: std::collections::BTreeSet<thin::Edge> = thin::thin_edges(&s, &g)[0].1.iter().copied().collect();
         let mut want = std::collections::BTreeSet::new();
-        let mut add = |axis: usize, is: std::ops::RangeInclusive<usize>, js: std::ops::RangeInclusive<usize>, k: usize| {
-            for i in is {
-                for j in js.clone() {
-                    want.insert(thin::Edge { axis, index: [i, j, k] });
+        let mut add =
+            |axis: usize, is: std::ops::RangeInclusive<usize>, js: std::ops::RangeInclusive<usize>, k: usize| {
+                for i in is {
+                    for j in js.clone() {
+                        want.insert(thin::Edge { axis, index: [i, j, k] });
+                    }
                 }
-            }
-        };
+            };
         // x edges: midpoints in 5.2 … 14.6 (i = 5 … 14), on nodes y = 7 … 12;
         // y edges: midpoints in 6.1 … 12.7 (j = 6 … 12), on nodes x = 6 … 14.
         add(0, 5..=14, 7..=12, 10);
         add(1, 6..=14, 6..=12, 10);
         let extra: Vec<_> = got.difference(&want).take(5).collect();
         let missing: Vec<_> = want.difference(&got).take(5).collect();
-        assert!(extra.is_empty() && missing.is_empty(), "z0 {z0}: extra {extra:?}, missing {missing:?}");
+        assert!(
+            extra.is_empty() && missing.is_empty(),
+            "z0 {z0}: extra {extra:?}, missing {missing:?}"
+        );
         assert_eq!(cov[0].edges, want.len() as u64);
         // The model makes them PEC.
         let m = crate::model::Model::discretize(&s).unwrap();
@@ -196,12 +231,21 @@ fn thin_pec_stl_sheets_become_the_nearest_node_plane() {
     }
     // Through the plane of cell centres (z = 10.5) it holds 10 × 7 centres: cells.
     std::fs::write(dir.path().join("sheet.stl"), binary_stl(&sheet(10.5))).unwrap();
-    let s = scene(dir.path(), "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"sheet.stl\"\nscale = 1e-3\n");
+    let s = scene(
+        dir.path(),
+        "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"sheet.stl\"\nscale = 1e-3\n",
+    );
     let cov = thin::coverage(&s, &grid(&s));
     assert!(!cov[0].thin && cov[0].cells == 70, "{cov:?}");
     // A dielectric sheet leaves nothing, and says so.
     std::fs::write(dir.path().join("sheet.stl"), binary_stl(&sheet(10.3))).unwrap();
-    let s = scene(dir.path(), "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"sheet.stl\"\nscale = 1e-3\n");
+    let s = scene(
+        dir.path(),
+        "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"sheet.stl\"\nscale = 1e-3\n",
+    );
     let w = thin::warnings(&s, &grid(&s));
-    assert!(w.len() == 1 && w[0].contains("objects[0] (stl of \"glass\"): covers nothing"), "{w:?}");
+    assert!(
+        w.len() == 1 && w[0].contains("objects[0] (stl of \"glass\"): covers nothing"),
+        "{w:?}"
+    );
 }
