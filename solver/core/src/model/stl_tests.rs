@@ -249,3 +249,18 @@ fn thin_pec_stl_sheets_become_the_nearest_node_plane() {
         "{w:?}"
     );
 }
+
+#[test]
+fn a_changed_stl_file_changes_the_run_fingerprint() {
+    use crate::checkpoint::fingerprint;
+    let dir = tempfile::tempdir().unwrap();
+    let body = "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"c.stl\"\nscale = 1e-3\n";
+    let fp = |lo: f64| {
+        std::fs::write(dir.path().join("c.stl"), binary_stl(&f32s(&cuboid([lo; 3], [12.0; 3])))).unwrap();
+        let s = scene(dir.path(), body);
+        fingerprint(&s, &crate::Simulation::standard(crate::model::Model::discretize(&s).unwrap()))
+    };
+    let a = fp(4.0);
+    assert_eq!(a, fp(4.0), "the same file, the same run");
+    assert_ne!(a, fp(4.5), "the same scene text, another model");
+}
