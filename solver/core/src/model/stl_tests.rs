@@ -258,7 +258,10 @@ fn a_changed_stl_file_changes_the_run_fingerprint() {
     let fp = |lo: f64| {
         std::fs::write(dir.path().join("c.stl"), binary_stl(&f32s(&cuboid([lo; 3], [12.0; 3])))).unwrap();
         let s = scene(dir.path(), body);
-        fingerprint(&s, &crate::Simulation::standard(crate::model::Model::discretize(&s).unwrap()))
+        fingerprint(
+            &s,
+            &crate::Simulation::standard(crate::model::Model::discretize(&s).unwrap()),
+        )
     };
     let a = fp(4.0);
     assert_eq!(a, fp(4.0), "the same file, the same run");
