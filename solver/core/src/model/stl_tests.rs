@@ -267,3 +267,49 @@ fn a_changed_stl_file_changes_the_run_fingerprint() {
     assert_eq!(a, fp(4.0), "the same file, the same run");
     assert_ne!(a, fp(4.5), "the same scene text, another model");
 }
+
+#[test]
+fn pec_stl_walls_thinner_than_a_cell_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // A hollow PEC box (an outer and an inner shell: parity makes the wall): the walls
+    // normal to y (0.5 and 0.6 thick) hold cell centres, those normal to x and z (0.4)
+    // do not.
+    let mut t = cuboid([4.0, 4.2, 4.0], [16.0, 16.0, 16.0]);
+    t.extend(cuboid([4.4, 4.7, 4.4], [15.6, 15.4, 15.6]));
+    std::fs::write(dir.path().join("shell.stl"), binary_stl(&f32s(&t))).unwrap();
+    let s = scene(
+        dir.path(),
+        "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"shell.stl\"\nscale = 1e-3\n",
+    );
+    let g = grid(&s);
+    let cov = thin::coverage(&s, &g);
+    assert!(!cov[0].thin && cov[0].cells > 0, "{cov:?}");
+    let w = thin::warnings(&s, &g);
+    assert!(
+        w.len() == 1 && w[0].contains("objects[0] (stl of \"pec\"): ") && w[0].contains("leave holes"),
+        "{w:?}"
+    );
+    // The whole shell 0.4 thick holds no centre: it is all grid edges, no warning.
+    let t = [cuboid([4.0; 3], [16.0; 3]), cuboid([4.4; 3], [15.6; 3])].concat();
+    std::fs::write(dir.path().join("shell.stl"), binary_stl(&f32s(&t))).unwrap();
+    let s = scene(
+        dir.path(),
+        "shape = \"stl\"\nmaterial = \"pec\"\nfile = \"shell.stl\"\nscale = 1e-3\n",
+    );
+    let cov = thin::coverage(&s, &g);
+    assert!(cov[0].thin && cov[0].cells == 0 && cov[0].edges > 1000, "{cov:?}");
+    assert!(thin::warnings(&s, &g).is_empty());
+    // Solid PEC parts, flat-faced and curved: no warning.
+    for (name, tris) in [
+        ("cube.stl", cuboid([3.3, 4.6, 5.5], [17.2, 20.1, 11.8])),
+        ("ball.stl", uv_sphere([20.2, 17.6, 15.9], 11.3, 60, 120)),
+    ] {
+        std::fs::write(dir.path().join(name), binary_stl(&f32s(&tris))).unwrap();
+        let s = scene(
+            dir.path(),
+            &format!("shape = \"stl\"\nmaterial = \"pec\"\nfile = \"{name}\"\nscale = 1e-3\n"),
+        );
+        let w = thin::warnings(&s, &g);
+        assert!(w.is_empty(), "{name}: {w:?}");
+    }
+}

@@ -707,12 +707,14 @@ pub fn describe_fix(w: &WireFix, label: Option<String>) -> String {
 pub const GAP_STABILITY: f64 = 1.6;
 
 /// Warnings about objects: one that leaves no trace on the grid, a wire radius below what
-/// the thin-wire correction is validated for.
+/// the thin-wire correction is validated for, a PEC STL with walls thinner than a cell.
 pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
     let mut out = Vec::new();
     let dmin = grid.d.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut holes = Vec::new();
     for c in coverage(scene, grid) {
         let o = &scene.objects[c.index];
+        let pec = matches!(scene.materials[o.material].kind, MaterialKind::Pec);
         if c.is_empty() {
             let why = match (&o.shape, c.thin) {
                 (Shape::Wire { .. }, _) => "it is shorter than half a cell and snaps to no grid edge".to_string(),
@@ -745,6 +747,60 @@ pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
                     crate::fmt::sig(MIN_VALIDATED_RADIUS * dmin, 4)
                 ));
             }
+        }
+        if let Shape::Stl(mesh) = &o.shape {
+            if pec && c.cells > 0 {
+                holes.push((c.label(), mesh));
+            }
+        }
+    }
+    if !holes.is_empty() {
+        out.extend(stl_holes(scene, grid, &holes));
+    }
+    out
+}
+
+/// Share of a PEC STL's edges (by the thin-part rule) that may stay off the painted
+/// conductor before [`warnings`] speaks: convex corners of a curved surface leave a few.
+pub const STL_HOLE_FRACTION: f64 = 0.01;
+
+/// PEC STL solids described by their cells whose surface also reaches E edges that touch
+/// no PEC cell (by the thin-part rule of `stl.rs`): walls thinner than a cell that contain
+/// no cell centre there, holes in the conductor.
+fn stl_holes(scene: &Scene, grid: &Grid, stls: &[(String, &std::sync::Arc<crate::scene::mesh::Mesh>)]) -> Vec<String> {
+    let cells = super::materials::paint(scene, grid);
+    let [_, ny, nz] = grid.n;
+    let pec_cell = |q: [isize; 3]| {
+        if (0..3).any(|a| q[a] < 0 || q[a] >= grid.n[a] as isize) {
+            return false;
+        }
+        let m = cells[(q[0] as usize * ny + q[1] as usize) * nz + q[2] as usize];
+        matches!(scene.materials[m as usize].kind, MaterialKind::Pec)
+    };
+    let nodes: [Vec<f64>; 3] = std::array::from_fn(|a| super::stl::nodes(grid, a));
+    let mut out = Vec::new();
+    for (label, mesh) in stls {
+        let edges = super::stl::thin_edges(mesh, [&nodes[0], &nodes[1], &nodes[2]]);
+        let missing = edges
+            .iter()
+            .filter(|e| {
+                let (b, c) = ((e.axis + 1) % 3, (e.axis + 2) % 3);
+                let p = e.index.map(|x| x as isize);
+                ![(0, 0), (-1, 0), (0, -1), (-1, -1)].iter().any(|&(db, dc)| {
+                    let mut q = p;
+                    q[b] += db;
+                    q[c] += dc;
+                    pec_cell(q)
+                })
+            })
+            .count();
+        if missing > 0 && missing as f64 > STL_HOLE_FRACTION * edges.len() as f64 {
+            out.push(format!(
+                "{label}: {missing} of the {} E edges its surface reaches touch no PEC cell: parts of it thinner \
+                 than a cell contain no cell centre and leave holes in the conductor (only a PEC STL that covers \
+                 no cell at all becomes grid edges); make its walls at least a cell thick, or refine the grid",
+                edges.len()
+            ));
         }
     }
     out
