@@ -1,8 +1,8 @@
 //! `fdtd-scene`: what the user wrote, parsed and validated, before any discretisation.
 //!
-//! This crate knows TOML, SI units, source spans and hints; it knows nothing of grids,
-//! devices or files other than the scene itself, so the fuzz targets and any front end
-//! can use it without wgpu or libhdf5.
+//! This crate knows TOML, SI units, source spans and hints; it knows nothing of grids or
+//! devices, and reads no files but the scene and the STL models it names ([`mesh`]), so
+//! the fuzz targets and any front end can use it without wgpu or libhdf5.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod component;
