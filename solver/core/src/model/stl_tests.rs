@@ -313,3 +313,44 @@ fn pec_stl_walls_thinner_than_a_cell_are_named() {
         assert!(w.is_empty(), "{name}: {w:?}");
     }
 }
+
+#[test]
+fn rotated_and_offset_stl_cuboids_land_where_the_rotation_says() {
+    let dir = tempfile::tempdir().unwrap();
+    // The file's box [1, 5] × [2, 9] × [3, 4] mm.
+    std::fs::write(
+        dir.path().join("b.stl"),
+        ascii_stl("b", &f32s(&cuboid([1.0, 2.0, 3.0], [5.0, 9.0, 4.0]))),
+    )
+    .unwrap();
+    for (rotate, offset, min, max) in [
+        // 90° about z: (x, y, z) → (−y, x, z), then + (20, 0, 0) mm.
+        ("[0, 0, 90]", "[0.020, 0, 0]", [11.0, 1.0, 3.0], [18.0, 5.0, 4.0]),
+        // 90° about x, then about y: (x, y, z) → (y, −z, −x), then + (0, 10, 10) mm.
+        ("[90, 90, 0]", "[0, 0.010, 0.010]", [2.0, 6.0, 5.0], [9.0, 7.0, 9.0]),
+        // 180° about y: (x, y, z) → (−x, y, −z), then + (30, 3, 20) mm.
+        (
+            "[0, 180, 0]",
+            "[0.030, 0.003, 0.020]",
+            [25.0, 5.0, 16.0],
+            [29.0, 12.0, 17.0],
+        ),
+    ] {
+        let s = scene(
+            dir.path(),
+            &format!(
+                "shape = \"stl\"\nmaterial = \"glass\"\nfile = \"b.stl\"\nscale = 1e-3\nrotate = {rotate}\noffset = {offset}\n"
+            ),
+        );
+        let (min, max) = (min.map(|x: f64| x * 1e-3), max.map(|x: f64| x * 1e-3));
+        let boxed = scene(
+            dir.path(),
+            &format!("shape = \"box\"\nmaterial = \"glass\"\nmin = {min:?}\nmax = {max:?}\n"),
+        );
+        let g = grid(&s);
+        let (got, want) = (cell_materials(&s, &g), cell_materials(&boxed, &g));
+        let n = want.iter().filter(|&&m| m != 0).count();
+        assert!(n > 0);
+        assert_eq!(got, want, "rotate {rotate}: {n} cells expected");
+    }
+}
