@@ -391,6 +391,70 @@ fn gpu_matches_cpu_with_padded_rows() {
 
 /// The example scenes, shrunk to at most 28 cells per axis (same domain, coarser
 /// cells), CPML at most 5 cells, at most 150 steps.
+/// STL solids: a dielectric sphere (a tessellated ball), a PEC cube rotated 30° about z
+/// (a staircase of cells) and a PEC sheet thinner than a cell (E edges), read from
+/// binary and ASCII files.
+#[test]
+fn gpu_matches_cpu_with_stl_objects() {
+    use fdtd::scene::mesh::{ascii_stl, binary_stl, cuboid, uv_sphere};
+    let f32s =
+        |t: Vec<[[f64; 3]; 3]>| -> Vec<[[f32; 3]; 3]> { t.iter().map(|t| t.map(|v| v.map(|x| x as f32))).collect() };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ball.stl"),
+        binary_stl(&f32s(uv_sphere([9.0, 8.0, 7.0], 3.6, 24, 48))),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("cube.stl"),
+        ascii_stl("cube", &f32s(cuboid([-1.5; 3], [1.5; 3]))),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sheet.stl"),
+        binary_stl(&f32s(cuboid([2.2, 2.1, 9.2], [7.6, 6.3, 9.4]))),
+    )
+    .unwrap();
+    let objects = r#"
+[materials.glass]
+eps_r = 4.0
+sigma = 0.02
+[[objects]]
+shape = "stl"
+material = "glass"
+file = "ball.stl"
+scale = 1e-3
+[[objects]]
+shape = "stl"
+material = "pec"
+file = "cube.stl"
+scale = 1e-3
+rotate = [0, 0, 30]
+offset = [0.0125, 0.0035, 0.0035]
+[[objects]]
+shape = "stl"
+material = "pec"
+file = "sheet.stl"
+scale = 1e-3
+"#;
+    let path = dir.path().join("stl.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[domain]\ncell = 1e-3\ncells = [16, 14, 12]\n[time]\nsteps = 240\n[boundaries]\n{CPML}\n{objects}{POINTS}"
+        ),
+    )
+    .unwrap();
+    let s = Scene::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let m = Model::discretize(&s).unwrap_or_else(|e| panic!("{e}"));
+    let cov = fdtd::model::thin::coverage(&s, &m.grid);
+    assert!(
+        cov[0].cells > 100 && cov[1].cells > 10 && cov[2].thin && cov[2].edges > 20,
+        "{cov:?}"
+    );
+    parity("stl objects", m, None);
+}
+
 #[test]
 fn gpu_matches_cpu_on_example_scenes() {
     // CARGO_MANIFEST_DIR at run time first (cargo sets it), so the test binary also

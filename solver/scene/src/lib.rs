@@ -1,11 +1,12 @@
 //! `fdtd-scene`: what the user wrote, parsed and validated, before any discretisation.
 //!
-//! This crate knows TOML, SI units, source spans and hints; it knows nothing of grids,
-//! devices or files other than the scene itself, so the fuzz targets and any front end
-//! can use it without wgpu or libhdf5.
+//! This crate knows TOML, SI units, source spans and hints; it knows nothing of grids or
+//! devices, and reads no files but the scene and the STL models it names ([`mesh`]), so
+//! the fuzz targets and any front end can use it without wgpu or libhdf5.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod component;
+pub mod mesh;
 pub mod monitor;
 pub mod waveform;
 
@@ -593,6 +594,9 @@ pub enum Shape {
         max: [f64; 3],
         axis: usize,
     },
+    /// A closed triangle mesh read from an STL file (`shape = "stl"`), placed in metres;
+    /// inside by crossing parity ([`mesh`]). Shared: scenes clone cheaply.
+    Stl(std::sync::Arc<mesh::Mesh>),
 }
 
 impl Shape {
@@ -617,6 +621,7 @@ impl Shape {
                 let d2: f64 = (0..3).map(|i| (ap[i] - t * ax[i]).powi(2)).sum();
                 d2 <= radius * radius
             }
+            Shape::Stl(m) => m.contains(p),
             // Thin conductors own edges, never cells.
             Shape::Wire { .. } | Shape::Plate { .. } => false,
         }
@@ -630,6 +635,7 @@ impl Shape {
             Shape::Cylinder { .. } => "cylinder",
             Shape::Wire { .. } => "wire",
             Shape::Plate { .. } => "plate",
+            Shape::Stl(_) => "stl",
         }
     }
 
@@ -663,6 +669,7 @@ impl Shape {
                 (lo, hi)
             }
             Shape::Plate { min, max, .. } => (*min, *max),
+            Shape::Stl(m) => m.bounds(),
         }
     }
 }

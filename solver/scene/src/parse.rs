@@ -128,7 +128,7 @@ fn scene(root: &Tbl, text: &str, path: &Path) -> Result<Scene, Vec<Diag>> {
     let mut objects = Vec::new();
     if let (Some(mats), Some((d, _))) = (&mut materials, &dom) {
         for t in p.keep(list(root.get("objects"), "objects")).unwrap_or_default() {
-            objects.extend(p.keep(object(&t, mats, d.size(), d.cell_size, dt)));
+            objects.extend(p.keep(object(&t, mats, d.size(), d.cell_size, dt, path)));
         }
     }
     let mut srcs = Vec::new();
@@ -683,15 +683,23 @@ pub(super) fn checkpoint_section(text: &str) -> CheckpointSection {
     checkpoint(root.get("checkpoint")).unwrap_or_default()
 }
 
-const SHAPE_KEYS: [(&str, &[&str]); 5] = [
+const SHAPE_KEYS: [(&str, &[&str]); 6] = [
     ("box", &["min", "max"]),
     ("sphere", &["center", "radius"]),
     ("cylinder", &["a", "b", "radius"]),
     ("wire", &["points", "radius"]),
     ("plate", &["min", "max"]),
+    ("stl", &["file", "scale", "offset", "rotate"]),
 ];
 
-fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3], dt: Option<f64>) -> R<Object> {
+fn object(
+    t: &Tbl,
+    materials: &mut Vec<Material>,
+    size: [f64; 3],
+    cell: [f64; 3],
+    dt: Option<f64>,
+    scene: &Path,
+) -> R<Object> {
     let shape_v = t.req("shape")?;
     let names: Vec<&str> = SHAPE_KEYS.iter().map(|(s, _)| *s).collect();
     let shape_name = choice(&shape_v, "shape", &names, |_| None)?;
@@ -727,6 +735,7 @@ fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3]
     let shape = match shape_name {
         "wire" => thin::wire(t, size, cell)?,
         "plate" => thin::plate(t, cell)?,
+        "stl" => stl(t, scene)?,
         "box" => {
             let min = t.req("min")?.vec3()?;
             let max_v = t.req("max")?;
@@ -773,6 +782,38 @@ fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3]
         ));
     }
     Ok(Object { material, shape })
+}
+
+/// `shape = "stl"`: the file (relative to the scene's directory) read, checked and placed.
+fn stl(t: &Tbl, scene: &Path) -> R<Shape> {
+    use crate::mesh::{Mesh, Placement};
+    let file_v = t.req("file")?;
+    let file = file_v.str()?;
+    if file.trim().is_empty() {
+        return Err(file_v.err("the file name is empty"));
+    }
+    let scale = match t.get("scale") {
+        None => 1.0,
+        Some(v) => v
+            .positive()
+            .map_err(|d| d.hint("scale converts the file's units to metres: 1e-3 for millimetres"))?,
+    };
+    let offset = t.get("offset").map(|v| v.vec3()).transpose()?.unwrap_or([0.0; 3]);
+    let rotate = t.get("rotate").map(|v| v.vec3()).transpose()?.unwrap_or([0.0; 3]);
+    let path = scene.parent().unwrap_or(Path::new("")).join(file);
+    let placement = Placement { scale, rotate, offset };
+    let mesh = Mesh::read(&path, file, placement).map_err(|e| {
+        let d = Diag::new(
+            t.key_span("file"),
+            &file_v.path,
+            format!("{}: {}", path.display(), e.message),
+        );
+        match e.hint {
+            Some(h) => d.hint(h),
+            None => d,
+        }
+    })?;
+    Ok(Shape::Stl(std::sync::Arc::new(mesh)))
 }
 
 /// The index of the material `v` names: one of the scene's (they win over the library's

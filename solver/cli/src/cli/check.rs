@@ -128,6 +128,9 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
     outln!("objects ({})", objects.len());
     for c in &objects {
         outln!("  {:<32} {}", c.label(), c.amount());
+        if let fdtd::scene::Shape::Stl(m) = &scene.objects[c.index].shape {
+            outln!("    {}", m.describe());
+        }
     }
     for w in &model.wires {
         outln!(
@@ -476,9 +479,19 @@ fn check_json(path: &Path, a: &CheckArgs) -> Result<Value, CliError> {
                     "corrected_h": w.samples, "plain_h": w.skipped, "gaps": w.gaps,
                 })
             });
+            let stl = match &scene.objects[c.index].shape {
+                fdtd::scene::Shape::Stl(m) => {
+                    let (lo, hi) = m.bounds();
+                    json!({
+                        "file": m.file, "path": m.path, "triangles": m.triangle_count(), "vertices": m.vertex_count(),
+                        "degenerate_dropped": m.repeated, "zero_area": m.flat, "min": lo, "max": hi,
+                    })
+                }
+                _ => Value::Null,
+            };
             json!({
                 "index": c.index, "shape": c.shape, "material": c.material, "thin": c.thin,
-                "cells": c.cells, "edges": c.edges, "empty": c.is_empty(), "wire_correction": wire,
+                "cells": c.cells, "edges": c.edges, "empty": c.is_empty(), "wire_correction": wire, "stl": stl,
             })
         })
         .collect();

@@ -18,8 +18,9 @@
 //!
 //! Each distinct effective material becomes one row of a coefficient table; the
 //! grid stores only a u16 index per sample (gprMax's material-ID scheme).
+use super::stl::{centres, voxelize};
 use super::{dispersion, Grid, ModelError};
-use crate::scene::{MaterialKind, Pole, Scene};
+use crate::scene::{MaterialKind, Pole, Scene, Shape};
 use crate::{Component, C0, EPS0, MU0};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -169,6 +170,25 @@ pub fn paint(scene: &Scene, grid: &Grid) -> Vec<u16> {
         };
         let (ri, rj, rk) = (range(0), range(1), range(2));
         let m = obj.material as u16;
+        if let Shape::Stl(mesh) = &obj.shape {
+            // A column at a time (model/stl.rs), not a point at a time.
+            let (xs, ys, zs) = (centres(grid, 0, ri), centres(grid, 1, rj), centres(grid, 2, rk));
+            let inside = voxelize(mesh, &xs, &ys, &zs);
+            let (nyr, nzr) = (ys.len(), zs.len());
+            cells
+                .par_chunks_mut(ny * nz)
+                .enumerate()
+                .filter(|(i, _)| *i >= ri.0 && *i < ri.1)
+                .for_each(|(i, slab)| {
+                    for j in 0..nyr {
+                        let row = &inside[((i - ri.0) * nyr + j) * nzr..][..nzr];
+                        for (k, _) in row.iter().enumerate().filter(|(_, &x)| x) {
+                            slab[(rj.0 + j) * nz + rk.0 + k] = m;
+                        }
+                    }
+                });
+            continue;
+        }
         cells
             .par_chunks_mut(ny * nz)
             .enumerate()

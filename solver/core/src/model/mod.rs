@@ -9,6 +9,7 @@ pub mod line;
 pub mod lumped;
 mod materials;
 mod points;
+pub mod stl;
 pub mod tfsf;
 pub mod thin;
 

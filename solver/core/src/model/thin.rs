@@ -14,6 +14,8 @@
 //!   corners snapped to the nearest nodes, its rim included.
 //! * A PEC `box` that covers no cell: its corners snap to the nearest nodes. Flat along two
 //!   axes (same node) it is the wire along the third; flat along one, the plate normal to it.
+//! * A PEC `stl` solid that covers no cell (a sheet exported as a thin solid): the E
+//!   edges whose node window it reaches ([`super::stl`]: the nearest node plane of a sheet).
 //! * A PEC `cylinder` that covers no cell: the wire from `a` to `b`. If that is no edge (a
 //!   disc thinner than a cell) and the cylinder is axis-aligned, the plate of the nearest
 //!   grid plane, limited to the edges whose centre lies within `radius` of the axis.
@@ -72,7 +74,7 @@ pub struct Edge {
 pub struct ObjectCoverage {
     /// Index in `scene.objects` (`objects[index]` in the file).
     pub index: usize,
-    /// `box`, `sphere`, `cylinder`, `wire`, `plate`.
+    /// `box`, `sphere`, `cylinder`, `wire`, `plate`, `stl`.
     pub shape: &'static str,
     /// The material's name.
     pub material: String,
@@ -136,6 +138,11 @@ pub fn cell_count(shape: &Shape, grid: &Grid) -> u64 {
         // Every centre in a box's ranges is inside it.
         let n = |r: (usize, usize)| r.1.saturating_sub(r.0) as u64;
         return n(ri) * n(rj) * n(rk);
+    }
+    if let Shape::Stl(mesh) = shape {
+        let c = |a: usize| super::stl::centres(grid, a, [ri, rj, rk][a]);
+        let (xs, ys, zs) = (c(0), c(1), c(2));
+        return super::stl::voxelize(mesh, &xs, &ys, &zs).iter().filter(|&&x| x).count() as u64;
     }
     use rayon::prelude::*;
     (ri.0..ri.1.max(ri.0))
@@ -335,6 +342,10 @@ fn stamp(scene: &Scene, obj: usize, grid: &Grid, cells: impl Fn() -> u64) -> Opt
             } else {
                 chain(wire)
             }
+        }
+        Shape::Stl(mesh) if pec && cells() == 0 => {
+            let nodes: [Vec<f64>; 3] = std::array::from_fn(|a| super::stl::nodes(grid, a));
+            Stamp::Chain(super::stl::thin_edges(mesh, [&nodes[0], &nodes[1], &nodes[2]]))
         }
         _ => return None,
     })
@@ -696,12 +707,14 @@ pub fn describe_fix(w: &WireFix, label: Option<String>) -> String {
 pub const GAP_STABILITY: f64 = 1.6;
 
 /// Warnings about objects: one that leaves no trace on the grid, a wire radius below what
-/// the thin-wire correction is validated for.
+/// the thin-wire correction is validated for, a PEC STL with walls thinner than a cell.
 pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
     let mut out = Vec::new();
     let dmin = grid.d.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut holes = Vec::new();
     for c in coverage(scene, grid) {
         let o = &scene.objects[c.index];
+        let pec = matches!(scene.materials[o.material].kind, MaterialKind::Pec);
         if c.is_empty() {
             let why = match (&o.shape, c.thin) {
                 (Shape::Wire { .. }, _) => "it is shorter than half a cell and snaps to no grid edge".to_string(),
@@ -734,6 +747,60 @@ pub fn warnings(scene: &Scene, grid: &Grid) -> Vec<String> {
                     crate::fmt::sig(MIN_VALIDATED_RADIUS * dmin, 4)
                 ));
             }
+        }
+        if let Shape::Stl(mesh) = &o.shape {
+            if pec && c.cells > 0 {
+                holes.push((c.label(), mesh));
+            }
+        }
+    }
+    if !holes.is_empty() {
+        out.extend(stl_holes(scene, grid, &holes));
+    }
+    out
+}
+
+/// Share of a PEC STL's edges (by the thin-part rule) that may stay off the painted
+/// conductor before [`warnings`] speaks: convex corners of a curved surface leave a few.
+pub const STL_HOLE_FRACTION: f64 = 0.01;
+
+/// PEC STL solids described by their cells whose surface also reaches E edges that touch
+/// no PEC cell (by the thin-part rule of `stl.rs`): walls thinner than a cell that contain
+/// no cell centre there, holes in the conductor.
+fn stl_holes(scene: &Scene, grid: &Grid, stls: &[(String, &std::sync::Arc<crate::scene::mesh::Mesh>)]) -> Vec<String> {
+    let cells = super::materials::paint(scene, grid);
+    let [_, ny, nz] = grid.n;
+    let pec_cell = |q: [isize; 3]| {
+        if (0..3).any(|a| q[a] < 0 || q[a] >= grid.n[a] as isize) {
+            return false;
+        }
+        let m = cells[(q[0] as usize * ny + q[1] as usize) * nz + q[2] as usize];
+        matches!(scene.materials[m as usize].kind, MaterialKind::Pec)
+    };
+    let nodes: [Vec<f64>; 3] = std::array::from_fn(|a| super::stl::nodes(grid, a));
+    let mut out = Vec::new();
+    for (label, mesh) in stls {
+        let edges = super::stl::thin_edges(mesh, [&nodes[0], &nodes[1], &nodes[2]]);
+        let missing = edges
+            .iter()
+            .filter(|e| {
+                let (b, c) = ((e.axis + 1) % 3, (e.axis + 2) % 3);
+                let p = e.index.map(|x| x as isize);
+                ![(0, 0), (-1, 0), (0, -1), (-1, -1)].iter().any(|&(db, dc)| {
+                    let mut q = p;
+                    q[b] += db;
+                    q[c] += dc;
+                    pec_cell(q)
+                })
+            })
+            .count();
+        if missing > 0 && missing as f64 > STL_HOLE_FRACTION * edges.len() as f64 {
+            out.push(format!(
+                "{label}: {missing} of the {} E edges its surface reaches touch no PEC cell: parts of it thinner \
+                 than a cell contain no cell centre and leave holes in the conductor (only a PEC STL that covers \
+                 no cell at all becomes grid edges); make its walls at least a cell thick, or refine the grid",
+                edges.len()
+            ));
         }
     }
     out
