@@ -197,6 +197,9 @@ fn farfield_lines(f: &ResultFile) -> Vec<String> {
                     sig(at[1], 4)
                 );
             }
+            if let Some(m) = ff.monostatic_rcs_dbsm.as_ref().and_then(|m| m.get(k)) {
+                line += &format!(", monostatic RCS {} dBsm", fixed(*m, 2));
+            }
             if let Some(e) = ff.efficiency.as_ref().and_then(|e| e.get(k)) {
                 line += &format!(", efficiency {} %", fixed(100.0 * e, 1));
             }
@@ -337,6 +340,14 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
                 "name": ff.name, "frequency": ff.freq, "theta_points": ff.theta.len(), "phi_points": ff.phi.len(),
                 "radiated_power": ff.radiated_power, "max_directivity_dBi": ff.max_directivity_dbi,
                 "max_direction": ff.max_direction, "efficiency": ff.efficiency, "patterns": ff.patterns,
+                "monostatic_rcs_dBsm": ff.monostatic_rcs_dbsm,
+            })).collect::<Vec<_>>(),
+            "cross_sections": f.cross_sections.iter().map(|c| json!({
+                "name": c.name, "plane_wave": c.plane_wave, "frequency": c.freq,
+                "scattering": c.scattering.iter().map(|x| opt_f(*x)).collect::<Vec<_>>(),
+                "absorption": c.absorption.iter().map(|x| opt_f(*x)).collect::<Vec<_>>(),
+                "extinction": c.extinction.iter().map(|x| opt_f(*x)).collect::<Vec<_>>(),
+                "resolved": c.resolved,
             })).collect::<Vec<_>>(),
             "other_groups": f.other_groups.iter().filter(|g| *g != "sources").collect::<Vec<_>>(),
             "all_zero": zero,
@@ -472,6 +483,30 @@ pub fn info(a: &InfoArgs) -> Result<i32, CliError> {
         outln!("far fields ({})", f.farfields.len());
         for l in farfield_lines(&f) {
             outln!("{l}");
+        }
+    }
+    if !f.cross_sections.is_empty() {
+        outln!("cross sections ({})", f.cross_sections.len());
+        for c in &f.cross_sections {
+            let ok: Vec<usize> = (0..c.freq.len())
+                .filter(|&k| c.resolved.get(k).copied().unwrap_or(true) && c.extinction[k].is_finite())
+                .collect();
+            outln!(
+                "  {:<14} plane wave {}, {} frequencies ({} resolved)",
+                c.name,
+                c.plane_wave,
+                c.freq.len(),
+                ok.len()
+            );
+            if let Some(&k) = ok.iter().max_by(|&&a, &&b| c.extinction[a].total_cmp(&c.extinction[b])) {
+                outln!(
+                    "    largest σ_ext at {}: σ_ext {} m², σ_sca {} m², σ_abs {} m²",
+                    hz(c.freq[k]),
+                    sig(c.extinction[k], 4),
+                    sig(c.scattering[k], 4),
+                    sig(c.absorption[k], 4)
+                );
+            }
         }
     }
     for g in f.other_groups.iter().filter(|g| *g != "sources") {
