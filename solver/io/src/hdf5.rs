@@ -261,6 +261,8 @@ pub struct Hdf5Sink {
     reserved: Option<Reservation>,
     /// Names written under `/monitors` by [`Hdf5Sink::write_results`].
     results: Vec<String>,
+    /// Names of the cross sections written (`/cross_sections`).
+    cross_sections: Vec<String>,
     /// Every series' length at the last flush (see [`Hdf5Sink::series_mut`]): a failed
     /// run's file is cut back to it, so that it holds exactly the flushed chunks.
     flushed: Vec<usize>,
@@ -772,6 +774,7 @@ impl Hdf5Sink {
             reserved: None,
             flushed: Vec::new(),
             results: Vec::new(),
+            cross_sections: Vec::new(),
             ports,
         };
         Ok(sink)
@@ -994,6 +997,7 @@ impl Hdf5Sink {
             reserved: Reservation::open(&path).ok(),
             flushed: Vec::new(),
             results: Vec::new(),
+            cross_sections: Vec::new(),
             ports,
         };
         // The companions at their names are this run's (written before it stopped).
@@ -1079,6 +1083,9 @@ impl Hdf5Sink {
         }
         if !self.results.is_empty() {
             v.push(format!("/monitors: {}", self.results.join(", ")));
+        }
+        if !self.cross_sections.is_empty() {
+            v.push(format!("/cross_sections: {}", self.cross_sections.join(", ")));
         }
         if !self.ports.names.is_empty() {
             // Bounded like the probes: a run of 1000 ports named all of them.
@@ -1240,6 +1247,7 @@ impl Hdf5Sink {
             .map(|m| m.name.clone())
             .chain(r.surfaces.iter().map(|s| s.name.clone()))
             .collect();
+        self.cross_sections = r.cross_sections.iter().map(|c| c.name.clone()).collect();
         self.file().flush().map_err(|e| self.err("flushing".into(), e))
     }
 
