@@ -32,6 +32,7 @@ pub mod lossy;
 pub mod monitors;
 pub mod ports;
 pub mod sources;
+pub mod subpixel;
 pub mod tfsf;
 pub mod wire_radius;
 
@@ -313,6 +314,7 @@ pub const ALL: &[Case] = &[
     sources::HARD,
     tfsf::AXIS,
     tfsf::OBLIQUE,
+    subpixel::CONVERGENCE,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).
