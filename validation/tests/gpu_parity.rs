@@ -221,7 +221,9 @@ fn model(text: &str) -> Model {
 
 /// Materials and objects shared by the hand-made cases: a lossy dielectric sphere, a
 /// magnetic (μr = 3) box, a PEC plate and a tilted lossy cylinder: mixed rows
-/// everywhere around them, uniform rows elsewhere.
+/// everywhere around them, uniform rows elsewhere. The sphere and the cylinder are
+/// subpixel-averaged (the default): hundreds of averaged rows, ε and σ, which both
+/// backends read from the same table.
 const MATERIALS: &str = r#"
 [materials.glass]
 eps_r = 4.0

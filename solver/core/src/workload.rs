@@ -29,6 +29,7 @@ pub fn bench_scene(n: usize, cpml: usize, steps: usize, dielectric: bool) -> Sce
                 center: [c; 3],
                 radius: n as f64 * d / 4.0,
             },
+            subpixel: true,
         });
     }
     let boundary = Boundary::Cpml(CpmlParams {

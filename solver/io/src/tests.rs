@@ -64,6 +64,7 @@ fn scene() -> Scene {
                 min: [7e-3, 2e-3, 2e-3],
                 max: [10e-3, 8e-3, 6e-3],
             },
+            subpixel: false,
         }],
         sources: vec![Source {
             name: "dipole".into(),

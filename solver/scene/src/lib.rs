@@ -560,6 +560,11 @@ pub struct Object {
     /// Index into [`Scene::materials`].
     pub material: usize,
     pub shape: Shape,
+    /// Subpixel averaging of ε on the E edges its surface cuts (`subpixel = true|false`;
+    /// default [`Shape::subpixel_default`]): the anisotropic rule of
+    /// `fdtd_core::model::subpixel`. Only a non-dispersive dielectric's surface is
+    /// averaged; a PEC or dispersive object keeps the staircase.
+    pub subpixel: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -625,6 +630,13 @@ impl Shape {
             // Thin conductors own edges, never cells.
             Shape::Wire { .. } | Shape::Plate { .. } => false,
         }
+    }
+
+    /// Whether the shape's surface is averaged (subpixel) unless the scene says
+    /// `subpixel = false`: spheres and cylinders, whose surfaces cut cells; a box keeps
+    /// the staircase (exact when its faces lie on cell faces) unless it says `true`.
+    pub fn subpixel_default(&self) -> bool {
+        matches!(self, Shape::Sphere { .. } | Shape::Cylinder { .. })
     }
 
     /// The shape's name in the scene file (`shape = "..."`).

@@ -709,12 +709,23 @@ fn object(
         .map_or(&[][..], |(_, k)| k);
     let mut allowed = vec!["shape", "material"];
     allowed.extend(geometry);
+    if !matches!(shape_name, "wire" | "plate") {
+        allowed.push("subpixel");
+    }
     t.check_keys_with(&allowed, |k| {
         let users: Vec<&str> = SHAPE_KEYS
             .iter()
             .filter(|(_, ks)| ks.contains(&k))
             .map(|(s, _)| *s)
             .collect();
+        if k == "subpixel" {
+            return Some((
+                format!("\"subpixel\" does not apply to a {shape_name}"),
+                Some(format!(
+                    "a {shape_name} is a thin perfect conductor on grid edges; subpixel averaging is for the surfaces of boxes, spheres and cylinders"
+                )),
+            ));
+        }
         (!users.is_empty()).then(|| {
             (
                 format!("{k:?} does not apply to a {shape_name}"),
@@ -768,6 +779,34 @@ fn object(
             }
         }
     };
+    // Default: on for a sphere's or cylinder's dielectric (PEC and dispersive objects keep
+    // the staircase, so the flag says where averaging happens).
+    let subpixel = match t.get("subpixel") {
+        None => {
+            let m = &materials[material];
+            shape.subpixel_default() && m.kind != MaterialKind::Pec && m.poles.is_empty()
+        }
+        Some(v) => {
+            let on = v.value().as_bool().ok_or_else(|| v.expected("true or false"))?;
+            let m = &materials[material];
+            if on && (m.kind == MaterialKind::Pec || !m.poles.is_empty()) {
+                let what = if m.kind == MaterialKind::Pec {
+                    "perfect conductor"
+                } else {
+                    "dispersive material"
+                };
+                return Err(v
+                    .err(format!(
+                        "subpixel averaging applies to non-dispersive dielectrics; {:?} is a {what}",
+                        m.name
+                    ))
+                    .hint(
+                        "a PEC or dispersive object keeps the staircase (the 4 cells around each edge); remove the key",
+                    ));
+            }
+            on
+        }
+    };
     let (lo, hi) = shape.bounds();
     if (0..3).any(|a| !(hi[a] >= 0.0 && lo[a] <= size[a])) {
         return Err(Diag::new(
@@ -781,7 +820,11 @@ fn object(
             ),
         ));
     }
-    Ok(Object { material, shape })
+    Ok(Object {
+        material,
+        shape,
+        subpixel,
+    })
 }
 
 /// `shape = "stl"`: the file (relative to the scene's directory) read, checked and placed.
@@ -2313,14 +2356,16 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
                     shape: Shape::Box {
                         min: [0.0; 3],
                         max: [0.01; 3]
-                    }
+                    },
+                    subpixel: false,
                 },
                 Object {
                     material: 1,
                     shape: Shape::Sphere {
                         center: [0.01, 0.015, 0.0075],
                         radius: 0.003
-                    }
+                    },
+                    subpixel: false,
                 },
                 Object {
                     material: 3,
@@ -2328,7 +2373,8 @@ box = { min = [0, 0, 0], max = [0.01, 0.02, 0.005] }
                         a: [0.005, 0.005, 0.0],
                         b: [0.005, 0.005, 0.015],
                         radius: 0.002
-                    }
+                    },
+                    subpixel: true,
                 },
             ]
         );
@@ -2634,6 +2680,9 @@ l = 1e-9
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"box\"\nmaterial = \"pec\"\nradius = 1\n", &["objects[0].radius: \"radius\" does not apply to a box", "help: a box takes \"min\", \"max\""], 9, 1),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"cube\"\n", &["objects[0].shape: unknown shape \"cube\"", "expected one of \"box\", \"sphere\", \"cylinder\""], 7, 9),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[objects]\nshape = \"box\"\n", &["objects: expected an array of tables, found a table", "[[objects]]"], 6, 1),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[materials.glass]\neps_r = 4\n[[objects]]\nshape = \"sphere\"\nmaterial = \"glass\"\ncenter = [0.02, 0.02, 0.02]\nradius = 0.01\nsubpixel = \"no\"\n", &["objects[0].subpixel: expected true or false"], 13, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"sphere\"\nmaterial = \"pec\"\ncenter = [0.02, 0.02, 0.02]\nradius = 0.01\nsubpixel = true\n", &["objects[0].subpixel: subpixel averaging applies to non-dispersive dielectrics; \"pec\" is a perfect conductor", "keeps the staircase"], 11, 12),
+        ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[objects]]\nshape = \"wire\"\nmaterial = \"pec\"\npoints = [[0.01, 0.01, 0.01], [0.01, 0.01, 0.02]]\nsubpixel = false\n", &["objects[0].subpixel: \"subpixel\" does not apply to a wire", "thin perfect conductor"], 10, 1),
         // --- sources
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0.05, 0.01, 0.01]\n", &["sources[0].position: position [0.05, 0.01, 0.01] m is outside the domain", "help: x must be between 0 and 0.04 m"], 9, 12),
         ("[domain]\ncell = 1e-3\ncells = [40, 40, 40]\n[time]\nsteps = 10\n[[sources]]\ntype = \"current\"\ncomponent = \"Ez\"\nposition = [0, 0, 0]\nwaveform = { type = \"ricker\", frequency = 1e9 }\n[[sources]]\ntype = \"current\"\ncomponent = \"Eq\"\n", &["sources[1].component: unknown field component \"Eq\"\n  help: did you mean \"Ex\"?"], 13, 13),

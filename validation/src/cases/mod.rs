@@ -33,6 +33,7 @@ pub mod monitors;
 pub mod ports;
 pub mod scattering;
 pub mod sources;
+pub mod subpixel;
 pub mod tfsf;
 pub mod wire_radius;
 
@@ -318,6 +319,7 @@ pub const ALL: &[Case] = &[
     scattering::UNIT_CELL,
     scattering::MIE,
     scattering::RCS_PEC,
+    subpixel::CONVERGENCE,
 ];
 
 /// Parse scene text into a model (the scenes are built in code: a failure is a bug).

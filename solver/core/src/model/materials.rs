@@ -16,9 +16,14 @@
 //! * H samples sit on face centres shared by 2 cells along the H component's own
 //!   axis: the harmonic mean of μ (the normal component of B is continuous there).
 //!
+//! * E edges that the surface of an averaged object (`subpixel`: spheres and cylinders of
+//!   a non-dispersive dielectric by default) cuts take the anisotropic average of
+//!   [`super::subpixel`] instead (fill fraction and surface normal from the shape).
+//!
 //! Each distinct effective material becomes one row of a coefficient table; the
 //! grid stores only a u16 index per sample (gprMax's material-ID scheme).
 use super::stl::{centres, voxelize};
+use super::subpixel::{self, EdgeMaterial};
 use super::{dispersion, Grid, ModelError};
 use crate::scene::{MaterialKind, Pole, Scene, Shape};
 use crate::{Component, C0, EPS0, MU0};
@@ -277,6 +282,13 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
             &[[0, 0, 0], [-1, 0, 0]]
         };
         let (pure_e, pure_h) = (&pure_e, &pure_h);
+        // E edges under subpixel averaging (`subpixel`), sorted; none without it.
+        let sub = if comp.is_electric() {
+            subpixel::edges(scene, grid, a)
+        } else {
+            Vec::new()
+        };
+        let sub = &sub;
         // Parallel over x-slabs: uniform samples get their pure index at once; mixed
         // samples (only at interfaces) are collected and averaged serially below.
         let mixed: Vec<Vec<(usize, Mixed)>> = out
@@ -284,8 +296,26 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
             .enumerate()
             .map(|(i, slab)| {
                 let mut list = Vec::new();
+                // This slab's averaged edges, met in order.
+                let first = sub.partition_point(|e| e.0 < i * sx);
+                let mut sub = sub[first..].iter().take_while(|e| e.0 < (i + 1) * sx).peekable();
                 for j in 0..dims[1] {
                     for k in 0..dims[2] {
+                        let local = j * dims[2] + k;
+                        if let Some(&(_, m)) = sub.next_if(|e| e.0 == i * sx + local) {
+                            match m {
+                                EdgeMaterial::Pure(m) => slab[local] = pure_e[m as usize],
+                                EdgeMaterial::Averaged(fill) => {
+                                    let prop = |m: u16| match *props(m) {
+                                        MaterialKind::Dielectric { eps_r, sigma, .. } => (eps_r, sigma),
+                                        MaterialKind::Pec => unreachable!("subpixel averages dielectrics only"),
+                                    };
+                                    let p = fill.props(prop(fill.inside), prop(fill.outside));
+                                    list.push((i * sx + local, Mixed::E(Some(p), Vec::new())));
+                                }
+                            }
+                            continue;
+                        }
                         let p = [i as isize, j as isize, k as isize];
                         let mut around = [0u16; 4];
                         let mut at = [[0isize; 3]; 4];
@@ -298,7 +328,6 @@ pub(super) fn build(scene: &Scene, grid: &Grid) -> Result<(CoefTable, [Vec<u16>;
                             at[n] = q;
                         }
                         let around = &around[..offs.len()];
-                        let local = j * dims[2] + k;
                         if around.iter().all(|&m| m == around[0]) {
                             slab[local] = if comp.is_electric() {
                                 pure_e[around[0] as usize]

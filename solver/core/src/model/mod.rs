@@ -10,6 +10,7 @@ pub mod lumped;
 mod materials;
 mod points;
 pub mod stl;
+pub mod subpixel;
 pub mod tfsf;
 pub mod thin;
 
@@ -105,7 +106,9 @@ pub enum ModelError {
     PeriodicMismatch(&'static str),
     #[error("CPML layers on axis {axis} ({cells} cells on the two sides together) leave no interior in {n} cells")]
     CpmlTooThick { axis: char, cells: usize, n: usize },
-    #[error("the scene makes {0} distinct averaged materials; at most 65535 are supported")]
+    #[error(
+        "the scene makes {0} distinct averaged materials; at most 65535 are supported (subpixel averaging makes up to 8415 per pair of materials a sphere's or cylinder's surface separates: `subpixel = false` on some [[objects]] makes fewer)"
+    )]
     TooManyMaterials(usize),
     #[error("the grid needs at least 1 cell per axis and at least 2 along any axis with a CPML (got {0:?})")]
     TooSmall([usize; 3]),
