@@ -30,6 +30,16 @@ pub(super) fn cross_sections(
     farfields: &[FarFieldBox],
     p: &mut Problems,
 ) -> Vec<CrossSection> {
+    // A plane wave that failed to parse has its own error: checks against the plane
+    // waves would only add confusing ones ("the scene has none").
+    let declared = list(root.get("sources"), "sources")
+        .unwrap_or_default()
+        .iter()
+        .filter(|t| t.get("type").and_then(|v| v.str().ok()) == Some("plane_wave"))
+        .count();
+    if declared > ctx.plane_waves.len() {
+        return Vec::new();
+    }
     let mut names = Names::default();
     let mut out = Vec::new();
     for (i, t) in p
