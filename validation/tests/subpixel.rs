@@ -17,10 +17,15 @@ fdtd_validation::backend_tests! {
 fn study() {
     use fdtd_validation::cases::subpixel::{study, Object};
     let cells = std::env::var("SUBPIXEL_CELLS_MM").map_or(vec![2.0, 1.0, 0.8, 0.5, 0.4, 0.25], |s| {
-        s.split(',').map(|x| x.trim().parse().expect("SUBPIXEL_CELLS_MM: mm, comma-separated")).collect()
+        s.split(',')
+            .map(|x| x.trim().parse().expect("SUBPIXEL_CELLS_MM: mm, comma-separated"))
+            .collect()
     });
     let cells: Vec<f64> = cells.iter().map(|mm| mm * 1e-3).collect();
-    for object in [Object::Cylinder, Object::Sphere].into_iter().filter(|o| std::env::var("SUBPIXEL_ONLY").map_or(true, |s| format!("{o:?}") == s)) {
+    for object in [Object::Cylinder, Object::Sphere]
+        .into_iter()
+        .filter(|o| std::env::var("SUBPIXEL_ONLY").map_or(true, |s| format!("{o:?}") == s))
+    {
         for line in study(object, &cells).unwrap() {
             println!("{object:?} {line}");
         }

@@ -767,13 +767,19 @@ fn object(t: &Tbl, materials: &mut Vec<Material>, size: [f64; 3], cell: [f64; 3]
             let on = v.value().as_bool().ok_or_else(|| v.expected("true or false"))?;
             let m = &materials[material];
             if on && (m.kind == MaterialKind::Pec || !m.poles.is_empty()) {
-                let what = if m.kind == MaterialKind::Pec { "perfect conductor" } else { "dispersive material" };
+                let what = if m.kind == MaterialKind::Pec {
+                    "perfect conductor"
+                } else {
+                    "dispersive material"
+                };
                 return Err(v
                     .err(format!(
                         "subpixel averaging applies to non-dispersive dielectrics; {:?} is a {what}",
                         m.name
                     ))
-                    .hint("a PEC or dispersive object keeps the staircase (the 4 cells around each edge); remove the key"));
+                    .hint(
+                        "a PEC or dispersive object keeps the staircase (the 4 cells around each edge); remove the key",
+                    ));
             }
             on
         }

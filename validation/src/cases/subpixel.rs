@@ -76,7 +76,12 @@ pub fn scene_text(object: Object, d: f64, subpixel: bool) -> String {
             0.5 * d,
             0.5 * d,
         ),
-        Object::Sphere => ("shape = \"sphere\"\ncenter = [0.01213, 0.00987, 0.00821]", "", 0.0035, 0.0125),
+        Object::Sphere => (
+            "shape = \"sphere\"\ncenter = [0.01213, 0.00987, 0.00821]",
+            "",
+            0.0035,
+            0.0125,
+        ),
     };
     format!(
         r#"
@@ -227,7 +232,14 @@ pub fn study(object: Object, cells: &[f64]) -> Result<Vec<String>, CaseError> {
     }
     let mut out: Vec<String> = rows
         .iter()
-        .map(|(d, on, off)| format!("{:.3} mm: averaged {:.6} GHz, staircase {:.6} GHz", d * 1e3, on / 1e9, off / 1e9))
+        .map(|(d, on, off)| {
+            format!(
+                "{:.3} mm: averaged {:.6} GHz, staircase {:.6} GHz",
+                d * 1e3,
+                on / 1e9,
+                off / 1e9
+            )
+        })
         .collect();
     for a in &rows {
         let half = |x: f64| rows.iter().find(|r| (r.0 - x).abs() < 1e-9 * x);

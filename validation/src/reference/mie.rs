@@ -200,7 +200,10 @@ mod tests {
             .max_by(|a, b| a.q_back.total_cmp(&b.q_back))
             .unwrap();
         // 3.655 at ka = 1.028 here.
-        assert!((3.63..3.68).contains(&peak.q_back) && (0.98..1.08).contains(&peak.x), "{peak:?}");
+        assert!(
+            (3.63..3.68).contains(&peak.q_back) && (0.98..1.08).contains(&peak.x),
+            "{peak:?}"
+        );
         let q = efficiencies(Sphere::Pec, 200.0);
         // 0.99992 and Q_ext 2.0047 here.
         assert!((q.q_back - 1.0).abs() < 0.02, "{q:?}");

@@ -98,7 +98,10 @@ pub fn average(f: f64, q: f64, inside: (f64, f64), outside: (f64, f64)) -> (f64,
     let arith = f * ei + (1.0 - f) * eo;
     let harm = f / ei + (1.0 - f) / eo;
     let eps = 1.0 / (q * harm + (1.0 - q) / arith);
-    let sig = eps * eps * (q * (f * si / (ei * ei) + (1.0 - f) * so / (eo * eo)) + (1.0 - q) * (f * si + (1.0 - f) * so) / (arith * arith));
+    let sig = eps
+        * eps
+        * (q * (f * si / (ei * ei) + (1.0 - f) * so / (eo * eo))
+            + (1.0 - q) * (f * si + (1.0 - f) * so) / (arith * arith));
     (eps, sig)
 }
 
@@ -164,7 +167,9 @@ pub fn surface(shape: &Shape, p: [f64; 3]) -> Option<(f64, [f64; 3])> {
 /// r = 3.3 cells). Flat faces (boxes, caps) and the rim: 0.
 fn sag(shape: &Shape, n: [f64; 3], d: [f64; 3]) -> f64 {
     match shape {
-        Shape::Sphere { radius, .. } => (0..3).map(|i| d[i] * d[i] * (1.0 - n[i] * n[i])).sum::<f64>() / (24.0 * radius),
+        Shape::Sphere { radius, .. } => {
+            (0..3).map(|i| d[i] * d[i] * (1.0 - n[i] * n[i])).sum::<f64>() / (24.0 * radius)
+        }
         Shape::Cylinder { a, b, radius } => {
             let ax = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
             let len = (ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]).sqrt();
@@ -172,7 +177,11 @@ fn sag(shape: &Shape, n: [f64; 3], d: [f64; 3]) -> f64 {
             if (u[0] * n[0] + u[1] * n[1] + u[2] * n[2]).abs() > 1e-9 {
                 return 0.0;
             }
-            let t = [u[1] * n[2] - u[2] * n[1], u[2] * n[0] - u[0] * n[2], u[0] * n[1] - u[1] * n[0]];
+            let t = [
+                u[1] * n[2] - u[2] * n[1],
+                u[2] * n[0] - u[0] * n[2],
+                u[0] * n[1] - u[1] * n[0],
+            ];
             (0..3).map(|i| d[i] * d[i] * t[i] * t[i]).sum::<f64>() / (24.0 * radius)
         }
         _ => 0.0,
@@ -220,7 +229,9 @@ fn ramp_integral(beta: f64, c: &[f64], k: i32) -> f64 {
                 beta.powi(k) / (1..=k).product::<i32>().max(1) as f64
             }
         }
-        Some((&c0, rest)) if c0 > 1e-7 => (ramp_integral(beta, rest, k + 1) - ramp_integral(beta - c0, rest, k + 1)) / c0,
+        Some((&c0, rest)) if c0 > 1e-7 => {
+            (ramp_integral(beta, rest, k + 1) - ramp_integral(beta - c0, rest, k + 1)) / c0
+        }
         Some((&c0, rest)) => ramp_integral(beta - 0.5 * c0, rest, k),
     }
 }
@@ -313,7 +324,9 @@ pub fn edges(scene: &Scene, grid: &Grid, a: usize) -> Vec<(usize, EdgeMaterial)>
                             let (f, n) = match box_cut(&obj.shape, p, a, d) {
                                 BoxCut::NotABox => (plane_fraction(s + sag(&obj.shape, n, d), n, d), n),
                                 BoxCut::CellFaces => continue,
-                                BoxCut::Cut(f, axis) => (f, axis.map_or(n, |i| [0, 1, 2].map(|j| if j == i { 1.0 } else { 0.0 }))),
+                                BoxCut::Cut(f, axis) => {
+                                    (f, axis.map_or(n, |i| [0, 1, 2].map(|j| if j == i { 1.0 } else { 0.0 })))
+                                }
                             };
                             let fill = (f * FILL_STEPS as f64).round() as u16;
                             let mat = match fill {

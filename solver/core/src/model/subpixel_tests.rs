@@ -25,14 +25,28 @@ fn off_or_on_cell_faces_changes_nothing() {
     let m = model(20, &sphere("glass", 6.3, "subpixel = false\n"));
     let cells = cell_materials(&Scene::parse(&m_text(), "t.toml").unwrap(), &m.grid);
     assert_eq!(cells.len(), 20 * 20 * 20);
-    let eps_cell = |i: usize, j: usize, k: usize| if cells[(i * 20 + j) * 20 + k] == 0 { (1.0, 0.0) } else { (4.0, 0.02) };
+    let eps_cell = |i: usize, j: usize, k: usize| {
+        if cells[(i * 20 + j) * 20 + k] == 0 {
+            (1.0, 0.0)
+        } else {
+            (4.0, 0.02)
+        }
+    };
     let mut checked = 0;
     for i in 1..19 {
         for j in 1..19 {
             for k in 1..19 {
                 // Ez edge (i, j, k+½) touches cells (i-1|i, j-1|j, k).
-                let around = [eps_cell(i, j, k), eps_cell(i - 1, j, k), eps_cell(i, j - 1, k), eps_cell(i - 1, j - 1, k)];
-                let want = (around.iter().map(|x| x.0).sum::<f64>() / 4.0, around.iter().map(|x| x.1).sum::<f64>() / 4.0);
+                let around = [
+                    eps_cell(i, j, k),
+                    eps_cell(i - 1, j, k),
+                    eps_cell(i, j - 1, k),
+                    eps_cell(i - 1, j - 1, k),
+                ];
+                let want = (
+                    around.iter().map(|x| x.0).sum::<f64>() / 4.0,
+                    around.iter().map(|x| x.1).sum::<f64>() / 4.0,
+                );
                 let got = m.coefs.e_props[m.mat[Component::Ez.index()][m.grid.idx(i, j, k)] as usize].unwrap();
                 assert_eq!(got, want, "Ez ({i}, {j}, {k})");
                 checked += 1;
