@@ -1,6 +1,10 @@
 //! Subpixel averaging: the observed convergence order of a dielectric sphere's resonance
 //! in a PEC box. The case, its scenes and its bounds are in
 //! `fdtd_validation::cases::subpixel`.
+//!
+//! The GPU runs the quick size (the cylinder at 2, 1, 0.5 mm, no sphere): about 9200
+//! steps in all, 200 s on lavapipe on 2 cores (its cost is per step); the CPU's full size
+//! takes 8 s. CPU and GPU give the same frequencies to the 6 digits logged.
 fdtd_validation::backend_tests! {
     /// Cylinder (E tangential to its surface): observed order with averaging > 1.6; its
     /// error at 0.5 mm below a quarter of the staircase's. The sphere is logged.

@@ -123,6 +123,17 @@ fn print_report(scene: &Scene, model: &fdtd_core::Simulation) {
         model.coefs.e.len(),
         model.coefs.h.len()
     );
+    let averaged: usize = (0..3)
+        .map(|a| {
+            fdtd::model::subpixel::edges(scene, g, a)
+                .iter()
+                .filter(|e| matches!(e.1, fdtd::model::subpixel::EdgeMaterial::Averaged(_)))
+                .count()
+        })
+        .sum();
+    if averaged > 0 {
+        outln!("  E edges under subpixel averaging: {averaged} (docs/scene-format.md, \"Subpixel averaging\")");
+    }
 
     let objects = fdtd::model::thin::coverage(scene, g);
     outln!("objects ({})", objects.len());
