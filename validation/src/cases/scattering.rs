@@ -308,7 +308,7 @@ fn mie(spec: &BackendSpec, size: Size) -> Result<CaseResult, CaseError> {
     };
     let radius = a as f64 * 1e-3;
     // From k·a 0.63 to 1.57, where the wavelength inside (n = 2) is 20 cells.
-    let (f0, f1) = (0.629 / (2.0 * PI * radius) * C0, 1.5708 / (2.0 * PI * radius) * C0);
+    let (f0, f1) = (0.629 / (2.0 * PI * radius) * C0, 0.25 / radius * C0);
     let freqs =
         format!("[[cross_sections]]\nname = \"sphere\"\nfrequencies = {{ start = {f0}, stop = {f1}, points = 10 }}\n");
     let steps = 300 * a;
