@@ -250,8 +250,24 @@ pub fn plan(model: &Simulation, layout: &Layout, dev: &DeviceInfo) -> Plan {
     // Region-scope passes (dispersive media): their parameters (coefficients, the
     // boxes' bit masks and plane offsets) and three records per box and piece; the
     // state is counted by `Plan::common`.
+    // Record-scope passes other than the monitors (a plane wave's corrected samples and
+    // their terms, lumped elements, probes): a vec4<u32> per record and their parameters.
+    let monitors: Vec<String> = model.monitors.iter().map(|m| m.pass_name()).collect();
     for sp in &model.schedule.passes {
         let dp = sp.pass.device();
+        if dp.regions.is_empty() && !monitors.iter().any(|m| m == sp.pass.name()) {
+            let bytes = 4 * dp.params.len() as u64 + 16 * dp.records.len() as u64;
+            if bytes >= 1 << 20 {
+                p.add(
+                    format!(
+                        "{} parameters and records ({} records)",
+                        sp.pass.name(),
+                        dp.records.len()
+                    ),
+                    bytes,
+                );
+            }
+        }
         if !dp.regions.is_empty() {
             let bytes = 4 * dp.params.len() as u64 + 48 * (dp.regions.len() * layout.pieces.len()) as u64;
             p.add(
