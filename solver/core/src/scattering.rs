@@ -32,7 +32,7 @@
 use crate::model::Model;
 use crate::monitors::{Block, Face, Kind, Monitor};
 use crate::pass::due;
-use crate::passes::dft::{angle, phases};
+use crate::passes::dft::{angle, fixed, phases};
 use crate::passes::tfsf::PlaneWavePass;
 use crate::results::{CrossSectionResult, IncidentSpectrum, RunResults};
 use crate::Component;
@@ -57,7 +57,6 @@ impl Incident {
         let pass = PlaneWavePass::new(model, wave);
         let w = pass.model();
         let (len, dt) = (w.len, model.grid.dt);
-        let fixed = |x: f64, bits: i32| (x * 2f64.powi(bits)).round() as u64 as u32;
         let inc: Vec<u32> = freqs.iter().map(|f| fixed(f * dt, 32)).collect();
         let half: Vec<u32> = freqs.iter().map(|f| fixed(f * dt, 31)).collect();
         let (mut e, mut h) = (vec![0f32; 3 * len], vec![0f32; 3 * len]);

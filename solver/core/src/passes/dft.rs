@@ -51,7 +51,7 @@ pub struct Dft {
 }
 
 /// round(x·2^bits) as a u32 phase (x = f·dt < ½).
-fn fixed(x: f64, bits: i32) -> u32 {
+pub(crate) fn fixed(x: f64, bits: i32) -> u32 {
     (x * 2f64.powi(bits)).round() as u64 as u32
 }
 
